@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "taskpress",
+  products: [
+    .executable(name: "taskpress", targets: ["taskpress"])
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .systemLibrary(
+      name: "CCmark",
+      pkgConfig: "libcmark",
+      providers: [.apt(["libcmark-dev"])]
+    ),
+    .target(name: "SQLite", dependencies: ["CSQLite"]),
+    .target(name: "Mustache"),
+    .target(
+      name: "TaskpressKit",
+      dependencies: ["SQLite", "Mustache", "CCmark"],
+      resources: []
+    ),
+    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
+    .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
+    .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+    .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
+    .testTarget(name: "TaskpressKitTests", dependencies: ["TaskpressKit", "SQLite", "Mustache"]),
+    .testTarget(name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

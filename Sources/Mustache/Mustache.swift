@@ -1,0 +1,2 @@
+/// The Mustache template engine.
+public enum MustacheEngine {}

@@ -1,0 +1,73 @@
+import CCmark
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Renders CommonMark to HTML through libcmark.
+///
+/// The default options are safe: raw HTML in the source becomes a comment and
+/// `javascript:`, `vbscript:`, `file:` and `data:` links become empty, so text from a
+/// database never reaches the page as markup.
+public enum Markdown {
+  /// libcmark's render options. Rendering unsafe HTML is a named, explicit option.
+  public struct Options: OptionSet, Sendable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+      self.rawValue = rawValue
+    }
+
+    /// Adds `data-sourcepos` attributes to block elements.
+    public static let sourcePosition = Options(rawValue: CMARK_OPT_SOURCEPOS)
+    /// Renders soft line breaks as hard breaks.
+    public static let hardBreaks = Options(rawValue: CMARK_OPT_HARDBREAKS)
+    /// Renders soft line breaks as spaces.
+    public static let noBreaks = Options(rawValue: CMARK_OPT_NOBREAKS)
+    /// Replaces invalid UTF-8 with U+FFFD before parsing.
+    public static let validateUTF8 = Options(rawValue: CMARK_OPT_VALIDATE_UTF8)
+    /// Turns straight quotes, `--` and `...` into typographic punctuation.
+    public static let smart = Options(rawValue: CMARK_OPT_SMART)
+    /// Lets raw HTML and dangerous link schemes through. Never use it on untrusted text.
+    public static let unsafeRawHTML = Options(rawValue: CMARK_OPT_UNSAFE)
+
+    /// The options taskpress renders with: safe, with UTF-8 validation.
+    public static let `default`: Options = [.validateUTF8]
+  }
+
+  /// Renders `source` as HTML.
+  ///
+  /// - Parameters:
+  ///   - source: CommonMark text.
+  ///   - options: cmark options; safe unless ``Options/unsafeRawHTML`` is given.
+  /// - Returns: The HTML, or an empty string if libcmark could not allocate its result.
+  public static func html(from source: String, options: Options = .default) -> String {
+    let rendered = source.utf8.withContiguousStorageIfAvailable { bytes in
+      render(UnsafeRawBufferPointer(bytes), options: options)
+    }
+    if let rendered { return rendered }
+    return Array(source.utf8).withUnsafeBytes { render($0, options: options) }
+  }
+
+  private static func render(_ bytes: UnsafeRawBufferPointer, options: Options) -> String {
+    // cmark reads `len` bytes and never dereferences the pointer when `len` is 0.
+    let empty: StaticString = ""
+    let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+    guard
+      let html = cmark_markdown_to_html(
+        start.assumingMemoryBound(to: CChar.self), bytes.count, options.rawValue)
+    else {
+      return ""
+    }
+    defer { free(html) }
+    return String(decoding: UnsafeRawBufferPointer(start: html, count: strlen(html)), as: UTF8.self)
+  }
+
+  /// The version of the libcmark linked in, e.g. `0.30.2`.
+  public static var libraryVersion: String {
+    guard let version = cmark_version_string() else { return "unknown" }
+    return String(cString: version)
+  }
+}

@@ -1,0 +1,8 @@
+import TaskpressCLI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let status = TaskpressCLI.main(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(status)

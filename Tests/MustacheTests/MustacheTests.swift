@@ -1,0 +1,9 @@
+import Testing
+
+@testable import Mustache
+
+@Suite struct MustacheSmokeTests {
+  @Test("the module links") func links() {
+    #expect(Bool(true))
+  }
+}

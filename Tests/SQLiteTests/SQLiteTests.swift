@@ -1,0 +1,9 @@
+import Testing
+
+@testable import SQLite
+
+@Suite struct SQLiteSmokeTests {
+  @Test("the module links") func links() {
+    #expect(Bool(true))
+  }
+}

@@ -1,0 +1,9 @@
+import Testing
+
+@testable import TaskpressCLI
+
+@Suite struct TaskpressCLISmokeTests {
+  @Test("the module links") func links() {
+    #expect(Bool(true))
+  }
+}
