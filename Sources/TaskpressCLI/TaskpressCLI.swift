@@ -1,13 +1,69 @@
+import Foundation
 import TaskpressKit
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// The command-line interface of taskpress.
+/// The command-line interface of taskpress: parses arguments, runs a command, returns the exit status.
 public enum TaskpressCLI {
-  /// Runs taskpress with `arguments` (without the program name) and returns the exit status.
+  /// Exit statuses of `taskpress`.
+  public enum ExitStatus {
+    /// Success.
+    public static let success: Int32 = 0
+    /// The build failed: bad data, a bad template, an output problem, broken links.
+    public static let failure: Int32 = 1
+    /// A usage error: unknown flag, bad value.
+    public static let usage: Int32 = 64
+    /// Interrupted by SIGINT or SIGTERM.
+    public static let interrupted: Int32 = 130
+  }
+
+  /// Runs taskpress in this process with its real stdout, stderr and environment.
   public static func main(arguments: [String]) -> Int32 {
-    0
+    let io = CommandIO(
+      environment: ProcessInfo.processInfo.environment,
+      currentDirectory: FileManager.default.currentDirectoryPath)
+    return run(arguments: arguments, io: io)
+  }
+
+  /// Runs taskpress with `arguments` (without the program name), writing through `io`.
+  public static func run(arguments: [String], io: CommandIO) -> Int32 {
+    let command: Command
+    do {
+      command = try Command.parse(arguments)
+    } catch {
+      io.err("error: \(error.message)\n")
+      if let name = error.command, let spec = Specs.subcommand(named: name) {
+        let usage = Help.wrap(Help.usage(spec), width: 73).joined(separator: "\n       ")
+        io.err("usage: \(usage)\n  See 'taskpress help \(name)' for more.\n")
+      } else {
+        io.err("usage: taskpress <subcommand>\n  See 'taskpress --help' for the subcommands.\n")
+      }
+      return ExitStatus.usage
+    }
+    switch command {
+    case .help(let name):
+      if let name, let spec = Specs.subcommand(named: name) {
+        io.out(Help.subcommand(spec))
+      } else {
+        io.out(Help.root())
+      }
+      return ExitStatus.success
+    case .version:
+      io.out("taskpress \(taskpressVersion)\n")
+      return ExitStatus.success
+    case .build(let parsed):
+      return BuildCommand.run(parsed, io: io)
+    case .initTheme(let directory):
+      return InitCommand.run(directory: directory, io: io)
+    case .render(let template, let data, let partials):
+      let command = RenderCommand(template: template, data: data, partials: partials)
+      do {
+        io.out(try command.run())
+        return ExitStatus.success
+      } catch {
+        io.err("error: \(error)\n")
+        return ExitStatus.failure
+      }
+    case .check(let site):
+      return CheckCommand.run(site: site, io: io)
+    }
   }
 }

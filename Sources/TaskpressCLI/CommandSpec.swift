@@ -1,0 +1,123 @@
+/// An option a subcommand accepts.
+struct OptionSpec: Sendable {
+  /// The long name without dashes, e.g. `output`; also its key in `taskpress.json`.
+  var name: String
+  /// A one-letter alias, e.g. `o` for `-o`.
+  var short: Character?
+  /// The placeholder of the value (`<dir>`), or `nil` for a switch.
+  var valueName: String?
+  /// One line of help.
+  var help: String
+  /// Shown as `(default: ...)`.
+  var defaultText: String?
+
+  var takesValue: Bool { valueName != nil }
+}
+
+/// A positional argument a subcommand accepts.
+struct ArgumentSpec: Sendable {
+  var name: String
+  var optional: Bool
+  var help: String
+}
+
+/// A subcommand: its name, what it does, its arguments and options.
+struct SubcommandSpec: Sendable {
+  var name: String
+  var overview: String
+  var arguments: [ArgumentSpec]
+  var options: [OptionSpec]
+
+  func option(named name: String) -> OptionSpec? {
+    options.first { $0.name == name }
+  }
+
+  func option(short: Character) -> OptionSpec? {
+    options.first { $0.short == short }
+  }
+}
+
+// MARK: - The subcommands
+
+enum Specs {
+  static let build = SubcommandSpec(
+    name: "build",
+    overview: "Build the website from the databases.",
+    arguments: [],
+    options: [
+      OptionSpec(
+        name: "config", valueName: "<file>",
+        help: "Read options from this JSON file; flags win.",
+        defaultText: "taskpress.json when present"),
+      OptionSpec(name: "todos", valueName: "<db>", help: "SQLite database with a 'todo' table."),
+      OptionSpec(
+        name: "possessions", valueName: "<db>",
+        help: "SQLite database with a 'possessions' table."),
+      OptionSpec(
+        name: "contacts", valueName: "<db>", help: "SQLite database with a 'contacts' table."),
+      OptionSpec(
+        name: "templates", valueName: "<dir>",
+        help: "Templates that override the built-in theme, file by file."),
+      OptionSpec(
+        name: "output", short: "o", valueName: "<dir>", help: "Folder to write the site to.",
+        defaultText: "site"),
+      OptionSpec(
+        name: "base-url", valueName: "<url>",
+        help: "Absolute URL of the published site; adds canonical links and sitemap.xml."),
+      OptionSpec(
+        name: "locale", valueName: "<en|ja>", help: "Language of the labels.", defaultText: "en"),
+      OptionSpec(
+        name: "page-size", valueName: "<n>", help: "To-dos per index page; 0 for one page.",
+        defaultText: "100"),
+      OptionSpec(
+        name: "pretty-urls", help: "Write todos/3/index.html and link to todos/3/."),
+      OptionSpec(
+        name: "jobs", short: "j", valueName: "<n>", help: "Pages rendered at once.",
+        defaultText: "the number of cores"),
+      OptionSpec(name: "strict", help: "Treat every warning as an error."),
+      OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
+      OptionSpec(
+        name: "report", valueName: "<file.json>", help: "Write the build summary as JSON."),
+      help,
+    ])
+
+  static let initTheme = SubcommandSpec(
+    name: "init",
+    overview: "Write the default theme and a taskpress.json to customize.",
+    arguments: [
+      ArgumentSpec(name: "dir", optional: true, help: "Folder to write into. (default: .)")
+    ],
+    options: [help])
+
+  static let render = SubcommandSpec(
+    name: "render",
+    overview: "Render one Mustache template to stdout.",
+    arguments: [
+      ArgumentSpec(
+        name: "template", optional: false,
+        help: "The template; its extension (.html, .md) chooses the escaping.")
+    ],
+    options: [
+      OptionSpec(name: "data", valueName: "<file.json>", help: "The data to render with."),
+      OptionSpec(
+        name: "partials", valueName: "<dir>", help: "Folder of partials.",
+        defaultText: "the template's folder"),
+      help,
+    ])
+
+  static let check = SubcommandSpec(
+    name: "check",
+    overview: "Verify a built site: every internal link and image resolves to a file.",
+    arguments: [
+      ArgumentSpec(name: "site", optional: true, help: "The site folder. (default: site)")
+    ],
+    options: [help])
+
+  static let help = OptionSpec(name: "help", short: "h", help: "Show help information.")
+
+  static let all = [build, initTheme, render, check]
+
+  static func subcommand(named name: String) -> SubcommandSpec? {
+    all.first { $0.name == name }
+  }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+@testable import TaskpressCLI
+@testable import TaskpressKit
+
+/// Runs taskpress in-process and returns what it printed.
+func runTaskpress(
+  _ arguments: [String], in directory: String = FileManager.default.currentDirectoryPath,
+  environment: [String: String] = [:]
+) -> (status: Int32, stdout: String, stderr: String) {
+  let io = CapturedIO(environment: environment, currentDirectory: directory)
+  let status = TaskpressCLI.run(arguments: arguments, io: io)
+  return (status, io.stdout, io.stderr)
+}
+
+/// A fresh, empty folder for one test.
+func makeTemporaryFolder() throws -> String {
+  let path = NSTemporaryDirectory() + "taskpress-cli-" + UUID().uuidString
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+@Suite struct CommandParsingTests {
+  @Test("no arguments, -h and --help print the overview and exit 0")
+  func rootHelp() {
+    for arguments in [[], ["-h"], ["--help"], ["help"]] {
+      let result = runTaskpress(arguments)
+      #expect(result.status == 0)
+      #expect(result.stdout.hasPrefix("OVERVIEW: Build a static website"))
+      #expect(result.stdout.contains("SUBCOMMANDS:\n  build "))
+      #expect(result.stderr.isEmpty)
+    }
+  }
+
+  @Test("help per subcommand in swift-argument-parser's layout")
+  func subcommandHelp() {
+    let result = runTaskpress(["render", "--help"])
+    #expect(result.status == 0)
+    #expect(
+      result.stdout == """
+        OVERVIEW: Render one Mustache template to stdout.
+
+        USAGE: taskpress render <template> [--data <file.json>] [--partials <dir>]
+
+        ARGUMENTS:
+          <template>              The template; its extension (.html, .md) chooses the
+                                  escaping.
+
+        OPTIONS:
+          --data <file.json>      The data to render with.
+          --partials <dir>        Folder of partials. (default: the template's folder)
+          -h, --help              Show help information.
+
+        """)
+    #expect(runTaskpress(["help", "build"]).stdout == runTaskpress(["build", "-h"]).stdout)
+  }
+
+  @Test("--version prints the version on stdout")
+  func version() {
+    let result = runTaskpress(["--version"])
+    #expect(result.status == 0)
+    #expect(result.stdout == "taskpress \(taskpressVersion)\n")
+  }
+
+  @Test("an unknown flag exits 64, names it and suggests the closest")
+  func unknownFlagWithSuggestion() {
+    let result = runTaskpress(["build", "--ouput", "x"])
+    #expect(result.status == 64)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr.hasPrefix(
+        "error: unknown option '--ouput'; did you mean '--output'?\nusage: taskpress build "))
+  }
+
+  @Test("an unknown flag far from every option gets no suggestion")
+  func unknownFlagWithoutSuggestion() {
+    let result = runTaskpress(["build", "--frobnicate"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: unknown option '--frobnicate'\nusage: "))
+  }
+
+  @Test("an unknown subcommand suggests the closest")
+  func unknownSubcommand() {
+    let result = runTaskpress(["biuld"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: unknown subcommand 'biuld'; did you mean 'build'?\n"))
+  }
+
+  @Test("--opt value, --opt=value, -o value and -- all parse")
+  func optionForms() throws {
+    let parsed = try Command.parseArguments(
+      ["--todos", "a.sqlite", "--output=out", "-j", "2", "--strict", "--", "--odd"],
+      for: Specs.build)
+    #expect(parsed.values == ["todos": "a.sqlite", "output": "out", "jobs": "2"])
+    #expect(parsed.switches == ["strict"])
+    #expect(parsed.positionals == ["--odd"])
+  }
+
+  @Test("render takes its template and options")
+  func renderCommand() throws {
+    let command = try Command.parse(["render", "t.md", "--data=d.json", "--partials", "p"])
+    #expect(command == .render(template: "t.md", data: "d.json", partials: "p"))
+    let result = runTaskpress(["render", "a.html", "b.html"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: unexpected argument 'b.html'\n"))
+  }
+
+  @Test("a missing value names the flag")
+  func missingValue() {
+    let result = runTaskpress(["build", "--todos"])
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("error: missing value for '--todos' (expected <db>)\n"))
+    let followedByFlag = runTaskpress(["build", "--output", "--strict"])
+    #expect(followedByFlag.stderr.hasPrefix("error: missing value for '--output'"))
+  }
+
+  @Test("a switch given a value is a usage error")
+  func switchWithValue() {
+    let result = runTaskpress(["build", "--strict=yes"])
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix("error: '--strict' is a switch and takes no value (got 'yes')\n"))
+  }
+
+  @Test(
+    "bad values name the flag and say what is expected",
+    arguments: [
+      (
+        ["--page-size", "x"], "'--page-size': invalid value 'x': expected a whole number, 0 or more"
+      ),
+      (["--page-size=-1"], "'--page-size': invalid value '-1': expected a whole number, 0 or more"),
+      (["--jobs", "0"], "'--jobs': invalid value '0': expected a whole number from 1 to 1024"),
+      (["--locale", "fr"], "'--locale': invalid value 'fr': expected 'en' or 'ja'"),
+      (
+        ["--base-url", "example.com"],
+        "'--base-url': invalid value 'example.com': expected an absolute http:// or https:// URL"
+      ),
+    ])
+  func badValues(arguments: [String], message: String) throws {
+    let folder = try makeTemporaryFolder()
+    let result = runTaskpress(["build", "--todos", "t.sqlite"] + arguments, in: folder)
+    #expect(result.status == 64)
+    #expect(result.stderr == "error: \(message)\n")
+  }
+
+  @Test("a build with no source is a usage error")
+  func nothingToBuild() throws {
+    let folder = try makeTemporaryFolder()
+    let result = runTaskpress(["build"], in: folder)
+    #expect(result.status == 64)
+    #expect(
+      result.stderr
+        == "error: nothing to build: give --todos, --possessions or --contacts (or set them in taskpress.json)\n"
+    )
+  }
+
+  @Test("the edit distance counts a swap as one edit")
+  func editDistances() {
+    #expect(editDistance("ouput", "output") == 1)
+    #expect(editDistance("biuld", "build") == 1)
+    #expect(editDistance("", "abc") == 3)
+    #expect(closest(to: "--frobnicate", in: ["--output", "--todos"]) == nil)
+  }
+}
+
+@Suite struct ConfigurationTests {
+  func options(config: String, flags: [String] = []) throws -> BuildOptions {
+    let folder = try makeTemporaryFolder()
+    try config.write(toFile: folder + "/taskpress.json", atomically: true, encoding: .utf8)
+    let parsed = try Command.parseArguments(flags, for: Specs.build)
+    return try Configuration.buildOptions(from: parsed, currentDirectory: folder)
+  }
+
+  @Test("taskpress.json is read from the current folder; flags win")
+  func mergedUnderFlags() throws {
+    let merged = try options(
+      config: #"{"todos": "data/todo.sqlite", "page-size": 10, "strict": true, "output": "out"}"#,
+      flags: ["--output", "elsewhere"])
+    #expect(merged.todos == "data/todo.sqlite")
+    #expect(merged.pageSize == 10)
+    #expect(merged.strict)
+    #expect(merged.output == "elsewhere")
+  }
+
+  @Test("paths in a --config file are relative to that file")
+  func pathsRelativeToConfig() throws {
+    let folder = try makeTemporaryFolder()
+    try FileManager.default.createDirectory(
+      atPath: folder + "/conf", withIntermediateDirectories: true)
+    try #"{"todos": "todo.sqlite"}"#.write(
+      toFile: folder + "/conf/site.json", atomically: true, encoding: .utf8)
+    let parsed = try Command.parseArguments(["--config", "conf/site.json"], for: Specs.build)
+    let merged = try Configuration.buildOptions(from: parsed, currentDirectory: folder)
+    #expect(merged.todos == "conf/todo.sqlite")
+  }
+
+  @Test(
+    "bad config files name the file and the key",
+    arguments: [
+      (#"{"ouptut": "x"}"#, "taskpress.json: unknown key 'ouptut'; did you mean 'output'?"),
+      (
+        #"{"page-size": "ten"}"#,
+        "taskpress.json: key 'page-size': invalid value 'ten': expected a whole number, 0 or more"
+      ),
+      (#"{"strict": "yes"}"#, "taskpress.json: key 'strict': expected true or false"),
+      (#"{"jobs": 1.5}"#, "taskpress.json: key 'jobs': expected a string or a whole number"),
+      (#"[1, 2]"#, "taskpress.json: expected a JSON object of options"),
+      (#"{"todos": "#, "taskpress.json: not valid JSON"),
+    ])
+  func badConfig(config: String, message: String) throws {
+    let folder = try makeTemporaryFolder()
+    try config.write(toFile: folder + "/taskpress.json", atomically: true, encoding: .utf8)
+    let result = runTaskpress(["build"], in: folder)
+    #expect(result.status == 64)
+    #expect(result.stderr == "error: \(message)\n")
+  }
+
+  @Test("a missing --config file is named")
+  func missingConfig() throws {
+    let folder = try makeTemporaryFolder()
+    let result = runTaskpress(["build", "--config", "nope.json"], in: folder)
+    #expect(result.status == 64)
+    #expect(result.stderr == "error: nope.json: cannot read the config file (no such file?)\n")
+  }
+}
