@@ -26,6 +26,8 @@ public final class Database {
   ///   - path: The database file. It must exist; it is never created.
   ///   - busyTimeout: How long to wait for another program's write lock before failing with
   ///     "database is locked".
+  /// - Throws: ``SQLiteError`` naming the file when it is missing, not a database, malformed
+  ///   or locked.
   public convenience init(path: String, busyTimeout: Duration = .seconds(5)) throws {
     let fileSize = try Self.checkFile(path)
     let uri = "file:" + Self.uriEscaped(path) + "?mode=ro"
