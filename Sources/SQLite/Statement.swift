@@ -1,0 +1,104 @@
+import CSQLite
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound values at once. The C macro cannot be imported.
+private let transient = unsafeBitCast(
+  OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// A compiled SQL statement; finalized when released.
+public final class Statement {
+  /// The SQL text as given.
+  public let sql: String
+  let database: Database
+  let handle: OpaquePointer
+
+  init(database: Database, sql: String) throws {
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil)
+    guard code == SQLITE_OK else {
+      sqlite3_finalize(statement)
+      throw database.error(code: code, sql: sql)
+    }
+    guard let statement else {
+      throw SQLiteError(
+        file: database.path, code: SQLITE_MISUSE, message: "no statement in the SQL", sql: sql)
+    }
+    self.database = database
+    self.sql = sql
+    self.handle = statement
+  }
+
+  deinit {
+    sqlite3_finalize(handle)
+  }
+
+  // MARK: - Binding
+
+  /// Binds an integer (or NULL) to the 1-based parameter `index`.
+  public func bind(_ value: Int64?, at index: Int32) throws {
+    let code: Int32
+    if let value {
+      code = sqlite3_bind_int64(handle, index, value)
+    } else {
+      code = sqlite3_bind_null(handle, index)
+    }
+    try check(code)
+  }
+
+  /// Binds a text (or NULL) to the 1-based parameter `index`.
+  public func bind(_ value: String?, at index: Int32) throws {
+    let code: Int32
+    if let value {
+      var value = value
+      code = value.withUTF8 { bytes in
+        sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+      }
+    } else {
+      code = sqlite3_bind_null(handle, index)
+    }
+    try check(code)
+  }
+
+  /// Clears the bindings and rewinds the statement so it can run again.
+  public func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  // MARK: - Stepping
+
+  /// Steps to the next row; `nil` when there are no more rows.
+  ///
+  /// The row reads the statement's current values, so read it before stepping again.
+  public func step() throws -> Row? {
+    let code = sqlite3_step(handle)
+    switch code {
+    case SQLITE_ROW:
+      return Row(statement: self)
+    case SQLITE_DONE:
+      return nil
+    default:
+      sqlite3_reset(handle)
+      throw database.error(code: code, sql: sql)
+    }
+  }
+
+  /// Calls `body` with each row in turn.
+  public func forEachRow(_ body: (Row) throws -> Void) throws {
+    while let row = try step() {
+      try body(row)
+    }
+  }
+
+  /// The number of result columns.
+  public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+  /// The name of result column `index` (0-based).
+  public func columnName(at index: Int) -> String {
+    guard let name = sqlite3_column_name(handle, Int32(index)) else { return "" }
+    return String(cString: name)
+  }
+
+  private func check(_ code: Int32) throws {
+    guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+  }
+}

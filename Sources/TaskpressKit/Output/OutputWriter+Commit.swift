@@ -1,0 +1,285 @@
+import Glibc
+
+extension OutputWriter {
+  /// Publishes the staged files: after this returns, the output folder holds exactly this
+  /// build's files (plus the files taskpress did not write).
+  ///
+  /// Call it once, after every `add` has returned. An interrupt requested before the call
+  /// abandons the build (the folder is unchanged); one that arrives during the call is only
+  /// seen after it, because the handlers of `SignalGuard` merely set a flag.
+  /// - Returns: what changed.
+  /// - Throws: `OutputError` when interrupted before starting (nothing changed), or when the
+  ///   file system fails during the commit (the marker stays, so the next build repairs).
+  public func commit() throws -> OutputSummary {
+    let files = try state.withLock { (s) throws(OutputError) -> [String: Staged] in
+      guard s.phase == .staging else {
+        throw OutputError(path: displayRoot, reason: "the output was already committed or aborted")
+      }
+      guard s.activeAdds == 0 else {
+        throw OutputError(
+          path: displayRoot, reason: "commit() was called while files were still being added")
+      }
+      return s.files
+    }
+    if interrupt.isSet {
+      abort()
+      throw OutputError(path: displayRoot, reason: OutputError.interrupted)
+    }
+    state.withLock { $0.phase = .committing }
+    do {
+      let summary = try publish(files)
+      state.withLock { s in
+        s.phase = .finished
+        Self.closeAll(&s)
+      }
+      return summary
+    } catch {
+      // Leave the marker (if written) so that the next build repairs the folder.
+      state.withLock { s in
+        s.phase = .finished
+        Self.closeAll(&s)
+      }
+      throw error
+    }
+  }
+
+  private func publish(_ files: [String: Staged]) throws -> OutputSummary {
+    var next = Manifest()
+    var staged: [(path: String, name: String)] = []
+    var unchanged = 0
+    for (path, file) in files {
+      switch file {
+      case .pending: continue
+      case .unchanged(let entry):
+        next.files[path] = entry
+        unchanged += 1
+      case .written(let entry, let name):
+        next.files[path] = entry
+        staged.append((path, name))
+      }
+    }
+    staged.sort { OutputPath.precedes($0.path, $1.path) }
+    let stale = previous.files.keys.filter { next.files[$0] == nil }.sorted(by: OutputPath.precedes)
+
+    // Folders that must exist, and those of them taskpress creates now.
+    var needed = Set<String>()
+    for path in next.files.keys {
+      var folder = OutputPath.split(path).folder
+      while !folder.isEmpty, needed.insert(folder).inserted {
+        folder = OutputPath.split(folder).folder
+      }
+    }
+    var toCreate: [String] = []
+    for folder in needed where try self.folder(folder).map({ $0.release() }) == nil {
+      toCreate.append(folder)
+    }
+    toCreate.sort(by: OutputPath.precedes)  // parents before children
+    next.folders = previous.folders.union(toCreate)
+
+    var summary = OutputSummary(
+      written: staged.count, unchanged: unchanged, removed: 0, repaired: repairing,
+      writtenPaths: staged.map(\.path), removedPaths: [], warnings: [])
+
+    if staged.isEmpty && stale.isEmpty && !repairing {
+      // Nothing visible changes; only the record may (new mtimes, adopted files).
+      if next != previous || stateFolderExists() {
+        let stateFD = try stateFolder()
+        if next != previous {
+          try Self.writeManifest(next, stateFD, display(OutputPath.stateFolder))
+        }
+        FileSystem.removeTree(stateFD, Self.stagingFolder)
+      }
+      return summary
+    }
+
+    let stateFD = try stateFolder()
+    let statePath = display(OutputPath.stateFolder)
+    // The pending manifest first (a full disk shows here, before anything visible changes; and a
+    // killed commit leaves the list of files it may have put in place), then the marker.
+    try Self.writeFile(next.serialized(), stateFD, Self.pendingManifestName, statePath)
+    try Self.writeFile(Array("taskpress\n".utf8), stateFD, Self.markerName, statePath)
+
+    var steps = 0
+    var removedEarly = Set<String>()
+    for folder in toCreate {
+      try createFolder(folder, stale: Set(stale), removed: &removedEarly)
+    }
+    var currentFolder: String?
+    var folderRef: FolderRef?
+    defer { folderRef?.release() }
+    let stagingFD = state.withLock { $0.stagingFD }
+    for (path, name) in staged {
+      let (folder, leaf) = OutputPath.split(path)
+      if folder != currentFolder {
+        folderRef?.release()
+        folderRef = nil
+        currentFolder = folder
+        folderRef = try self.folder(folder)
+      }
+      guard let target = folderRef else {
+        throw OutputError(path: display(folder), reason: "disappeared during the build")
+      }
+      if let limit = commitStepLimit, steps >= limit {
+        throw OutputError(path: displayRoot, reason: "commit stopped after \(limit) steps")
+      }
+      guard renameat(stagingFD, name, target.fd, leaf) == 0 else {
+        throw OutputError(path: display(path), reason: SystemError.current.reason)
+      }
+      steps += 1
+    }
+    folderRef?.release()
+    folderRef = nil
+
+    // Removals come last: until here every old file was still in place.
+    var kept = Manifest()
+    for path in stale {
+      if removedEarly.contains(path) {
+        summary.removedPaths.append(path)
+        continue
+      }
+      switch removeStaleFile(path) {
+      case .removed: summary.removedPaths.append(path)
+      case .gone: break
+      case .failed(let error):
+        summary.warnings.append(error)
+        if let entry = previous.files[path] { kept.files[path] = entry }
+      }
+    }
+    summary.removed = summary.removedPaths.count
+    next.files.merge(kept.files) { current, _ in current }
+    for path in kept.files.keys {
+      var folder = OutputPath.split(path).folder
+      while !folder.isEmpty, needed.insert(folder).inserted {
+        folder = OutputPath.split(folder).folder
+      }
+    }
+    for folder in next.folders.subtracting(needed).sorted(by: OutputPath.precedes).reversed() {
+      if removeEmptyFolder(folder) { next.folders.remove(folder) }
+    }
+
+    if kept.files.isEmpty && next.folders == previous.folders.union(toCreate) {
+      guard renameat(stateFD, Self.pendingManifestName, stateFD, Self.manifestName) == 0 else {
+        throw OutputError(
+          path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
+      }
+    } else {
+      try Self.writeManifest(next, stateFD, statePath)
+      unlinkat(stateFD, Self.pendingManifestName, 0)
+    }
+    FileSystem.removeTree(stateFD, Self.stagingFolder)
+    unlinkat(stateFD, Self.markerName, 0)
+    return summary
+  }
+
+  private func stateFolderExists() -> Bool {
+    state.withLock { $0.stateFolderFD >= 0 }
+  }
+
+  /// The descriptor of `.taskpress`, creating it when needed.
+  private func stateFolder() throws(OutputError) -> Int32 {
+    try state.withLock { (s) throws(OutputError) -> Int32 in
+      if s.stateFolderFD >= 0 { return s.stateFolderFD }
+      let rootFD = try ensureRoot(&s)
+      let statePath = display(OutputPath.stateFolder)
+      guard mkdirat(rootFD, OutputPath.stateFolder, 0o777) == 0 || errno == EEXIST else {
+        throw OutputError(path: statePath, reason: SystemError.current.reason)
+      }
+      do throws(SystemError) {
+        guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
+          throw SystemError(code: ENOENT)
+        }
+        s.stateFolderFD = fd
+        return fd
+      } catch {
+        throw OutputError(path: statePath, reason: error.reason)
+      }
+    }
+  }
+
+  /// Creates the folder `relative` (its parent exists by now). A stale file of the previous
+  /// build standing in its place is removed first.
+  private func createFolder(_ relative: String, stale: Set<String>, removed: inout Set<String>)
+    throws(OutputError)
+  {
+    let (parentPath, name) = OutputPath.split(relative)
+    let parentRef: FolderRef?
+    if parentPath.isEmpty {
+      parentRef = try state.withLock { (s) throws(OutputError) in
+        FolderRef(fd: try ensureRoot(&s), owned: false)
+      }
+    } else {
+      parentRef = try folder(parentPath)
+    }
+    guard let parent = parentRef else {
+      throw OutputError(path: display(parentPath), reason: "disappeared during the build")
+    }
+    defer { parent.release() }
+    if mkdirat(parent.fd, name, 0o777) != 0 {
+      let error = SystemError.current
+      guard error.code == EEXIST, let info = FileSystem.statNoFollow(parent.fd, name) else {
+        throw OutputError(path: display(relative), reason: error.reason)
+      }
+      if info.isSymbolicLink {
+        throw OutputError(path: display(relative), reason: OutputError.symbolicLink)
+      }
+      if !info.isDirectory {
+        guard stale.contains(relative), unlinkat(parent.fd, name, 0) == 0,
+          mkdirat(parent.fd, name, 0o777) == 0
+        else {
+          throw OutputError(
+            path: display(relative),
+            reason: "is a file where taskpress needs a folder; move it away or delete it")
+        }
+        removed.insert(relative)
+      }
+    }
+    state.withLock { s in
+      if s.folders[relative] == .missing { s.folders[relative] = nil }
+    }
+  }
+
+  private enum Removal {
+    case removed
+    case gone
+    case failed(OutputError)
+  }
+
+  /// Removes a file the previous build wrote; never follows a link, never removes a folder.
+  private func removeStaleFile(_ path: String) -> Removal {
+    let (folder, name) = OutputPath.split(path)
+    let parentRef: FolderRef?
+    do {
+      parentRef = try self.folder(folder)
+    } catch {
+      // A link or a file now stands where the folder was: what is there is not ours.
+      return .gone
+    }
+    guard let parent = parentRef else { return .gone }
+    defer { parent.release() }
+    guard let info = FileSystem.statNoFollow(parent.fd, name), info.isRegularFile else {
+      return .gone
+    }
+    if unlinkat(parent.fd, name, 0) == 0 { return .removed }
+    let error = SystemError.current
+    if error.code == ENOENT { return .gone }
+    return .failed(OutputError(path: display(path), reason: error.reason))
+  }
+
+  /// Removes a folder taskpress created when it is empty; true when it no longer exists.
+  private func removeEmptyFolder(_ relative: String) -> Bool {
+    let (parentPath, name) = OutputPath.split(relative)
+    guard let parent = try? folder(parentPath) else { return true }
+    defer { parent.release() }
+    guard let info = FileSystem.statNoFollow(parent.fd, name) else { return true }
+    guard info.isDirectory else { return true }
+    guard unlinkat(parent.fd, name, AT_REMOVEDIR) == 0 else { return false }
+    state.withLock { s in
+      if case .open(let fd) = s.folders[relative] {
+        close(fd)
+        s.cachedDescriptors -= 1
+      }
+      s.folders[relative] = .missing
+    }
+    return true
+  }
+}

@@ -1,0 +1,618 @@
+import Glibc
+import Synchronization
+
+/// Writes a generated site into an output folder safely, in two phases.
+///
+/// **Stage.** `add` takes each file by relative path (from any number of threads at once). A
+/// file whose bytes are already on disk is "unchanged" and is not touched; any other is written
+/// to `.taskpress/staging/` inside the output folder (the same file system, so moving it into
+/// place later is an atomic rename). Nothing in the site changes during this phase, and any
+/// problem (a symbolic link on the way, a file taskpress did not write in the way, a full disk)
+/// is reported here. `abort()` (or releasing the writer without committing) removes the staging
+/// area and leaves the folder exactly as it was.
+///
+/// **Commit.** `commit()` writes the marker `.taskpress/commit-in-progress`, creates folders,
+/// renames each staged file onto its path (no reader ever sees half a file), removes the files
+/// the previous build wrote that this one did not produce, removes the folders it had created
+/// that are now empty, records what it wrote in `.taskpress/manifest`, and removes the marker.
+/// A build killed during the commit leaves the marker behind: the next writer then trusts no
+/// recorded hash, compares bytes, and reports `repaired`.
+///
+/// Files taskpress did not write (a `CNAME`, `.git/`, a hand-made page) are never touched and a
+/// symbolic link inside the output folder is never followed.
+public final class OutputWriter: @unchecked Sendable {
+  // `@unchecked`: the mutable state lives in `state`, behind a mutex; the other stored
+  // properties are set in `init` and only read afterwards.
+
+  /// The output folder as given.
+  public let root: String
+  /// Whether the previous build was interrupted while writing (its marker was found), so this
+  /// build verifies every file and repairs the folder.
+  public let repairing: Bool
+
+  let displayRoot: String
+  let interrupt: InterruptFlag
+  /// The files and folders the previous build(s) wrote: they belong to taskpress.
+  let previous: Manifest
+
+  /// Stops the commit after this many renames, as if the process had been killed (tests only).
+  var commitStepLimit: Int?
+
+  static let stagingFolder = "staging"
+  static let manifestName = "manifest"
+  static let pendingManifestName = "manifest.new"
+  static let temporaryManifestName = "manifest.tmp"
+  static let markerName = "commit-in-progress"
+  static let maximumCachedFolders = 256
+  static let chunkSize = 1 << 16
+
+  enum Phase {
+    case staging
+    case committing
+    case finished
+  }
+
+  enum Folder: Equatable {
+    case open(Int32)
+    case missing
+  }
+
+  enum Staged {
+    case pending
+    case unchanged(Manifest.Entry)
+    case written(Manifest.Entry, stagingName: String)
+  }
+
+  struct State {
+    var phase = Phase.staging
+    var files: [String: Staged] = [:]
+    /// Open descriptors of folders of the output (`""` is the output folder itself).
+    var folders: [String: Folder] = [:]
+    var cachedDescriptors = 0
+    var stateFolderFD: Int32 = -1
+    var stagingFD: Int32 = -1
+    var nextStagingName = 0
+    /// Folders on the way to the output folder that this writer created, outermost first.
+    var createdRootFolders: [String] = []
+    var createdStateFolder = false
+    /// Calls of `add` in progress: descriptors are closed only when none is.
+    var activeAdds = 0
+    var closed = false
+  }
+
+  let state: Mutex<State>
+
+  private static let ignoreFileSizeSignal: Void = {
+    // With SIGXFSZ ignored, a write past `ulimit -f` fails with EFBIG instead of killing us.
+    signal(SIGXFSZ, SIG_IGN)
+  }()
+
+  /// Opens the output folder `root` (which need not exist yet), reads what the previous build
+  /// wrote, and notices when that build was interrupted while writing.
+  ///
+  /// - Parameters:
+  ///   - root: the output folder, e.g. `site`.
+  ///   - interrupt: polled by `add` and `commit`; see `InterruptFlag`.
+  /// - Throws: `OutputError` when `root` is a file, is locked by another build, or its
+  ///   `.taskpress` state cannot be read.
+  public init(root: String, interrupt: InterruptFlag = .process) throws {
+    Self.ignoreFileSizeSignal
+    self.root = root
+    var trimmed = Substring(root)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    displayRoot = trimmed.isEmpty ? "." : String(trimmed)
+    self.interrupt = interrupt
+
+    var initial = State()
+    var info = stat()
+    if stat(displayRoot, &info) != 0 {
+      let error = SystemError.current
+      guard error.code == ENOENT else {
+        throw OutputError(path: displayRoot, reason: error.reason)
+      }
+      initial.folders[""] = .missing
+      previous = Manifest()
+      repairing = false
+      state = Mutex(initial)
+      return
+    }
+    guard info.isDirectory else {
+      throw OutputError(
+        path: displayRoot,
+        reason: info.isRegularFile
+          ? "output path is a file, not a folder" : "output path is not a folder")
+    }
+    let rootFD = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard rootFD >= 0 else {
+      throw OutputError(path: displayRoot, reason: SystemError.current.reason)
+    }
+    initial.folders[""] = .open(rootFD)
+    do {
+      try Self.lock(rootFD, displayRoot)
+      let loaded = try Self.loadState(rootFD, displayRoot)
+      previous = loaded.manifest
+      repairing = loaded.repairing
+      initial.stateFolderFD = loaded.stateFolderFD
+    } catch {
+      close(rootFD)
+      throw error
+    }
+    state = Mutex(initial)
+  }
+
+  deinit {
+    abort()
+  }
+
+  /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.
+  static func lock(_ rootFD: Int32, _ displayRoot: String) throws(OutputError) {
+    guard flock(rootFD, LOCK_EX | LOCK_NB) == 0 else {
+      let error = SystemError.current
+      if error.code == EWOULDBLOCK {
+        throw OutputError(
+          path: displayRoot,
+          reason: "another taskpress build is writing to this folder; wait for it to finish")
+      }
+      throw OutputError(path: displayRoot, reason: error.reason)
+    }
+  }
+
+  /// Reads `.taskpress/`: the manifest, the marker of an interrupted commit; cleans leftovers.
+  private static func loadState(_ rootFD: Int32, _ displayRoot: String) throws(OutputError) -> (
+    manifest: Manifest, repairing: Bool, stateFolderFD: Int32
+  ) {
+    let statePath = displayRoot + "/" + OutputPath.stateFolder
+    let folderFD: Int32
+    do throws(SystemError) {
+      guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
+        return (Manifest(), false, -1)
+      }
+      folderFD = fd
+    } catch {
+      throw OutputError(path: statePath, reason: error.reason)
+    }
+    do throws(OutputError) {
+      let repairing = FileSystem.statNoFollow(folderFD, markerName) != nil
+      var manifest = try readManifest(folderFD, manifestName, statePath) ?? Manifest()
+      if repairing {
+        // The interrupted commit may have put any file of its own manifest in place: all of
+        // them belong to taskpress. Keep that knowledge before anything else happens.
+        if let pending = try readManifest(folderFD, pendingManifestName, statePath) {
+          manifest.files.merge(pending.files) { _, new in new }
+          manifest.folders.formUnion(pending.folders)
+          try writeManifest(manifest, folderFD, statePath)
+        }
+      }
+      unlinkat(folderFD, pendingManifestName, 0)
+      unlinkat(folderFD, temporaryManifestName, 0)
+      FileSystem.removeTree(folderFD, stagingFolder)
+      return (manifest, repairing, folderFD)
+    } catch {
+      close(folderFD)
+      throw error
+    }
+  }
+
+  static func readManifest(_ folderFD: Int32, _ name: String, _ statePath: String)
+    throws(OutputError) -> Manifest?
+  {
+    let path = statePath + "/" + name
+    let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+      let error = SystemError.current
+      if error.code == ENOENT { return nil }
+      throw OutputError(path: path, reason: error.reason)
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      throw OutputError(path: path, reason: SystemError.current.reason)
+    }
+    let bytes: [UInt8]
+    do throws(SystemError) {
+      bytes = try FileSystem.readAll(fd, expected: Int(info.st_size))
+    } catch {
+      throw OutputError(path: path, reason: error.reason)
+    }
+    guard let manifest = Manifest(parsing: bytes) else {
+      throw OutputError(
+        path: path,
+        reason: "is damaged; delete the folder '\(statePath)' and build again (taskpress will then "
+          + "only replace files that differ)")
+    }
+    return manifest
+  }
+
+  /// Writes `manifest` as `.taskpress/manifest` atomically (temporary file, then rename).
+  static func writeManifest(_ manifest: Manifest, _ folderFD: Int32, _ statePath: String)
+    throws(OutputError)
+  {
+    try writeFile(manifest.serialized(), folderFD, temporaryManifestName, statePath)
+    guard renameat(folderFD, temporaryManifestName, folderFD, manifestName) == 0 else {
+      throw OutputError(path: statePath + "/" + manifestName, reason: SystemError.current.reason)
+    }
+  }
+
+  /// Creates or truncates `name` in `folderFD` with `bytes`.
+  static func writeFile(_ bytes: [UInt8], _ folderFD: Int32, _ name: String, _ statePath: String)
+    throws(OutputError)
+  {
+    let path = statePath + "/" + name
+    let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw OutputError(path: path, reason: SystemError.current.reason) }
+    do throws(SystemError) {
+      try FileSystem.writeAll(fd, bytes)
+    } catch {
+      close(fd)
+      unlinkat(folderFD, name, 0)
+      throw OutputError(path: path, reason: error.reason)
+    }
+    close(fd)
+  }
+
+  // MARK: - Paths
+
+  /// The path of `relative` as the user would type it, e.g. `site/todos/3.html`.
+  func display(_ relative: String) -> String {
+    if relative.isEmpty { return displayRoot }
+    return displayRoot == "/" ? "/" + relative : displayRoot + "/" + relative
+  }
+
+  // MARK: - Staging
+
+  /// Adds the file `path` (relative to the output folder, `/`-separated) with `bytes`.
+  ///
+  /// Safe to call from several threads at once.
+  /// - Throws: `OutputError` naming the file: an invalid or repeated path, a symbolic link on
+  ///   the way, a file in the way that taskpress did not write, a full disk, an interrupt.
+  public func add(_ path: String, bytes: [UInt8]) throws {
+    try reserve(path)
+    do {
+      let staged = try bytes.withUnsafeBytes { try stage(path, $0) }
+      record(path, staged)
+    } catch {
+      release(path)
+      throw error
+    }
+  }
+
+  /// Adds the file `path` whose bytes `produce` writes to a `ChunkSink` in pieces, so that a
+  /// large file (a photo streamed from a database) never has to be in memory at once.
+  ///
+  /// Memory use is bounded by the chunk sizes, not the file size. When the bytes turn out to be
+  /// those already on disk, nothing is written.
+  public func add(_ path: String, streaming produce: (ChunkSink) throws -> Void) throws {
+    try reserve(path)
+    var sink: ChunkSink?
+    do {
+      let opened = try ChunkSink(writer: self, path: path)
+      sink = opened
+      try produce(opened)
+      record(path, try opened.finish())
+    } catch {
+      sink?.discard()
+      release(path)
+      throw error
+    }
+  }
+
+  private func reserve(_ path: String) throws {
+    if let problem = OutputPath.problem(path) {
+      throw OutputError(path: display(path), reason: problem)
+    }
+    if interrupt.isSet { throw OutputError(path: displayRoot, reason: OutputError.interrupted) }
+    try state.withLock { (s) throws(OutputError) in
+      guard s.phase == .staging else {
+        throw OutputError(
+          path: display(path), reason: "added after the output was committed or aborted")
+      }
+      guard s.files[path] == nil else {
+        throw OutputError(path: display(path), reason: "was added twice in one build")
+      }
+      s.files[path] = .pending
+      s.activeAdds += 1
+    }
+  }
+
+  private func record(_ path: String, _ staged: Staged) {
+    state.withLock { s in
+      s.activeAdds -= 1
+      if s.phase == .staging {
+        s.files[path] = staged
+      } else {
+        // An abort raced with this add; the staging folder is already gone.
+        Self.closeIfIdle(&s)
+      }
+    }
+  }
+
+  private func release(_ path: String) {
+    state.withLock { s in
+      s.activeAdds -= 1
+      if s.phase == .staging {
+        s.files[path] = nil
+      } else {
+        Self.closeIfIdle(&s)
+      }
+    }
+  }
+
+  /// Decides whether `bytes` differ from what is at `path` and, when they do, stages them.
+  private func stage(_ path: String, _ bytes: UnsafeRawBufferPointer) throws -> Staged {
+    let hash = ContentHash(of: bytes)
+    let existing = try existingTarget(path)
+    if let existing {
+      defer { existing.folder.release() }
+      let info = existing.info
+      let size = Int(info.st_size)
+      let known = previous.files[path]
+      if let known, !repairing, known.hash == hash, known.size == bytes.count, size == bytes.count,
+        known.modified == info.modificationNanoseconds
+      {
+        return .unchanged(known)
+      }
+      if size == bytes.count {
+        let same = try withTarget(path, existing.folder.fd, existing.name) {
+          fd throws(SystemError) in
+          try FileSystem.contentEquals(fd, bytes)
+        }
+        if same {
+          return .unchanged(
+            Manifest.Entry(hash: hash, size: size, modified: info.modificationNanoseconds))
+        }
+      }
+      if known == nil { throw OutputError(path: display(path), reason: OutputError.notWrittenByUs) }
+    }
+    let (fd, name) = try createStagingFile(path)
+    do throws(SystemError) {
+      try FileSystem.writeAll(fd, bytes)
+      let entry = try finishStagingFile(fd, hash: hash)
+      return .written(entry, stagingName: name)
+    } catch {
+      close(fd)
+      removeStagingFile(name)
+      throw OutputError(path: display(path), reason: error.reason)
+    }
+  }
+
+  struct ExistingTarget {
+    /// The folder (the caller releases it).
+    var folder: FolderRef
+    var name: String
+    var info: stat
+  }
+
+  /// What is at `path` now: nil when nothing (or its folder does not exist yet); an error when
+  /// it is something taskpress cannot replace by a file.
+  func existingTarget(_ path: String) throws(OutputError) -> ExistingTarget? {
+    let (folder, name) = OutputPath.split(path)
+    guard let folderRef = try self.folder(folder) else { return nil }
+    let info: stat?
+    do throws(SystemError) {
+      info = try FileSystem.statIfExists(folderRef.fd, name)
+    } catch {
+      folderRef.release()
+      throw OutputError(path: display(path), reason: error.reason)
+    }
+    guard let info else {
+      folderRef.release()
+      return nil
+    }
+    var problem: String?
+    if info.isSymbolicLink {
+      problem = OutputError.symbolicLink
+    } else if info.isDirectory {
+      problem = "is a folder where taskpress needs to write a file; move it away or delete it"
+    } else if !info.isRegularFile {
+      problem = "is not a regular file; move it away or delete it"
+    }
+    if let problem {
+      folderRef.release()
+      throw OutputError(path: display(path), reason: problem)
+    }
+    return ExistingTarget(folder: folderRef, name: name, info: info)
+  }
+
+  /// Opens the existing file `name` for reading and runs `body` with its descriptor.
+  func withTarget<R>(
+    _ path: String, _ folderFD: Int32, _ name: String, _ body: (Int32) throws(SystemError) -> R
+  ) throws(OutputError) -> R {
+    let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else {
+      throw OutputError(path: display(path), reason: SystemError.current.reason)
+    }
+    defer { close(fd) }
+    do throws(SystemError) {
+      return try body(fd)
+    } catch {
+      throw OutputError(path: display(path), reason: error.reason)
+    }
+  }
+
+  /// Creates a new, empty staging file for `path`; returns its descriptor and name.
+  func createStagingFile(_ path: String) throws(OutputError) -> (Int32, String) {
+    let (stagingFD, name) = try state.withLock { (s) throws(OutputError) -> (Int32, String) in
+      guard s.phase == .staging else {
+        throw OutputError(
+          path: display(path), reason: "added after the output was committed or aborted")
+      }
+      if s.stagingFD < 0 { try createStagingFolder(&s) }
+      s.nextStagingName += 1
+      return (s.stagingFD, String(s.nextStagingName, radix: 36))
+    }
+    let fd = openat(stagingFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    guard fd >= 0 else {
+      throw OutputError(path: display(path), reason: SystemError.current.reason)
+    }
+    return (fd, name)
+  }
+
+  /// Records the size and modification time of a fully written staging file and closes it.
+  func finishStagingFile(_ fd: Int32, hash: ContentHash) throws(SystemError) -> Manifest.Entry {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw SystemError.current }
+    close(fd)
+    return Manifest.Entry(
+      hash: hash, size: Int(info.st_size), modified: info.modificationNanoseconds)
+  }
+
+  func removeStagingFile(_ name: String) {
+    state.withLock { s in _ = s.stagingFD >= 0 ? unlinkat(s.stagingFD, name, 0) : 0 }
+  }
+
+  /// Creates (as needed) the output folder, `.taskpress` and `.taskpress/staging`.
+  private func createStagingFolder(_ s: inout State) throws(OutputError) {
+    let rootFD = try ensureRoot(&s)
+    let statePath = display(OutputPath.stateFolder)
+    if s.stateFolderFD < 0 {
+      if mkdirat(rootFD, OutputPath.stateFolder, 0o777) == 0 {
+        s.createdStateFolder = true
+      } else if errno != EEXIST {
+        throw OutputError(path: statePath, reason: SystemError.current.reason)
+      }
+      do throws(SystemError) {
+        guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
+          throw SystemError(code: ENOENT)
+        }
+        s.stateFolderFD = fd
+      } catch {
+        throw OutputError(path: statePath, reason: error.reason)
+      }
+    }
+    let stagingPath = statePath + "/" + Self.stagingFolder
+    guard mkdirat(s.stateFolderFD, Self.stagingFolder, 0o777) == 0 || errno == EEXIST else {
+      throw OutputError(path: stagingPath, reason: SystemError.current.reason)
+    }
+    do throws(SystemError) {
+      guard let fd = try FileSystem.openDirectory(s.stateFolderFD, Self.stagingFolder) else {
+        throw SystemError(code: ENOENT)
+      }
+      s.stagingFD = fd
+    } catch {
+      throw OutputError(path: stagingPath, reason: error.reason)
+    }
+  }
+
+  /// The descriptor of the output folder, creating it (and its parents) when missing.
+  func ensureRoot(_ s: inout State) throws(OutputError) -> Int32 {
+    if case .open(let fd) = s.folders[""] { return fd }
+    var prefix = displayRoot.hasPrefix("/") ? "/" : ""
+    for part in displayRoot.split(separator: "/") {
+      prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
+      if mkdir(prefix, 0o777) == 0 {
+        s.createdRootFolders.append(prefix)
+      } else if errno != EEXIST {
+        throw OutputError(path: prefix, reason: SystemError.current.reason)
+      }
+    }
+    let fd = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw OutputError(path: displayRoot, reason: SystemError.current.reason) }
+    s.folders[""] = .open(fd)
+    try Self.lock(fd, displayRoot)
+    return fd
+  }
+
+  // MARK: - Folders
+
+  /// A descriptor of an output folder: cached by the writer (valid until it finishes), or
+  /// `owned` by the caller, who closes it with `release()`.
+  struct FolderRef {
+    var fd: Int32
+    var owned: Bool
+
+    func release() {
+      if owned { close(fd) }
+    }
+  }
+
+  /// The folder `relative`, or nil when it does not exist. Opening never follows a link: a link
+  /// on the way is an error naming it.
+  func folder(_ relative: String) throws(OutputError) -> FolderRef? {
+    switch state.withLock({ $0.folders[relative] }) {
+    case .missing: return nil
+    case .open(let fd): return FolderRef(fd: fd, owned: false)
+    case nil: break
+    }
+    let (parentPath, name) = OutputPath.split(relative)
+    guard let parent = try folder(parentPath) else {
+      state.withLock { s in if s.folders[relative] == nil { s.folders[relative] = .missing } }
+      return nil
+    }
+    defer { parent.release() }
+    var opened: Int32?
+    do throws(SystemError) {
+      opened = try FileSystem.openDirectory(parent.fd, name)
+    } catch {
+      if error.code == ELOOP {
+        throw OutputError(path: display(relative), reason: OutputError.symbolicLink)
+      }
+      if error.code == ENOTDIR {
+        // A file taskpress wrote in an earlier build may stand where a folder is now needed;
+        // the commit removes it. Anything else is in the way.
+        guard previous.files[relative] != nil else {
+          throw OutputError(
+            path: display(relative),
+            reason: "is a file where taskpress needs a folder; move it away or delete it")
+        }
+        return nil
+      }
+      throw OutputError(path: display(relative), reason: error.reason)
+    }
+    guard let fd = opened else {
+      state.withLock { s in if s.folders[relative] == nil { s.folders[relative] = .missing } }
+      return nil
+    }
+    return state.withLock { s in
+      if case .open(let known) = s.folders[relative] {
+        close(fd)
+        return FolderRef(fd: known, owned: false)
+      }
+      guard s.cachedDescriptors < Self.maximumCachedFolders else {
+        return FolderRef(fd: fd, owned: true)
+      }
+      s.cachedDescriptors += 1
+      s.folders[relative] = .open(fd)
+      return FolderRef(fd: fd, owned: false)
+    }
+  }
+
+  // MARK: - Abort
+
+  /// Abandons the build: removes the staging area and leaves the output folder exactly as it
+  /// was. Does nothing after `commit()`; safe to call more than once.
+  public func abort() {
+    state.withLock { s in
+      guard s.phase == .staging else { return }
+      s.phase = .finished
+      if s.stagingFD >= 0 {
+        close(s.stagingFD)
+        s.stagingFD = -1
+      }
+      if s.stateFolderFD >= 0 {
+        FileSystem.removeTree(s.stateFolderFD, Self.stagingFolder)
+        if s.createdStateFolder, case .open(let rootFD) = s.folders[""] {
+          unlinkat(rootFD, OutputPath.stateFolder, AT_REMOVEDIR)
+        }
+      }
+      // Another thread may still be inside `add` using a cached descriptor: the last one out
+      // closes them.
+      Self.closeIfIdle(&s)
+      for folder in s.createdRootFolders.reversed() { rmdir(folder) }
+    }
+  }
+
+  static func closeIfIdle(_ s: inout State) {
+    if s.activeAdds == 0 && !s.closed { closeAll(&s) }
+  }
+
+  static func closeAll(_ s: inout State) {
+    s.closed = true
+    for case .open(let fd) in s.folders.values { close(fd) }
+    s.folders.removeAll()
+    s.cachedDescriptors = 0
+    if s.stagingFD >= 0 { close(s.stagingFD) }
+    if s.stateFolderFD >= 0 { close(s.stateFolderFD) }
+    s.stagingFD = -1
+    s.stateFolderFD = -1
+  }
+}

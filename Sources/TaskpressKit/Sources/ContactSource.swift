@@ -1,0 +1,59 @@
+import SQLite
+
+/// Reads contacts from the `contacts` table of a database, read-only, in one snapshot.
+///
+/// The database stays open inside one read transaction from `init` until the source is
+/// closed or released.
+public final class ContactSource {
+  /// The database path as the user gave it.
+  public let path: String
+  private let source: SourceDatabase
+  private let columns: [String]
+
+  /// Opens the database and checks the table and its columns.
+  ///
+  /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
+  ///   column.
+  public init(path: String) throws {
+    self.path = path
+    source = try SourceDatabase(path: path, table: "contacts")
+    columns = try source.requireColumns(["id", "name", "address", "phone"])
+  }
+
+  /// Ends the snapshot and closes the database.
+  public func close() {
+    source.close()
+  }
+
+  /// Reads every contact, sorted by `id`, with a warning for each row that needed a repair.
+  ///
+  /// - Throws: ``SourceError`` when the database cannot be read.
+  public func load() throws -> (contacts: [Contact], warnings: [BuildWarning]) {
+    let names = columns.map(quotedIdentifier)
+    let sql = """
+      SELECT \(names.joined(separator: ", ")) FROM \(quotedIdentifier(source.table)) \
+      ORDER BY \(names[0])
+      """
+    var reader = RowReader(file: path)
+    var contacts: [Contact] = []
+    var ordinal = 0
+    try source.forEachRow(sql) { row in
+      ordinal += 1
+      guard let id = reader.key(row, 0, field: "id", location: "contacts row \(ordinal)") else {
+        return
+      }
+      let location = "contacts id=\(id)"
+      if contacts.last?.id == id {
+        reader.warn(location, "id \(id) is used by more than one row; row skipped")
+        return
+      }
+      contacts.append(
+        Contact(
+          id: id,
+          name: reader.text(row, 1, field: "name", location: location),
+          address: reader.text(row, 2, field: "address", location: location),
+          phone: reader.text(row, 3, field: "phone", location: location)))
+    }
+    return (contacts, reader.warnings)
+  }
+}

@@ -1,0 +1,130 @@
+import SQLite
+
+/// Reads possessions from the `possessions` table of a database, read-only, in one snapshot,
+/// and streams their photos.
+///
+/// The database stays open inside one read transaction from `init` until the source is
+/// closed or released, so photos stream from the same snapshot the rows came from.
+public final class PossessionSource {
+  /// The database path as the user gave it.
+  public let path: String
+  private let source: SourceDatabase
+  /// `id` as spelled in the table, or `nil` when the rowid stands in for it.
+  private let idColumn: String?
+  private let columns: [String]
+
+  /// How much of a photo sniffing may read: enough for JPEG headers with large metadata.
+  static let sniffLimit = 64 * 1024
+
+  /// Opens the database and checks the table and its columns.
+  ///
+  /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
+  ///   column.
+  public init(path: String) throws {
+    self.path = path
+    source = try SourceDatabase(path: path, table: "possessions")
+    idColumn = source.column("id")
+    columns = try source.requireColumns(["name", "description", "photo"])
+  }
+
+  /// Ends the snapshot and closes the database.
+  public func close() {
+    source.close()
+  }
+
+  /// Reads every possession, sorted by `id`, sniffing each photo's first bytes.
+  ///
+  /// - Throws: ``SourceError`` when the database cannot be read.
+  public func load() throws -> (possessions: [Possession], warnings: [BuildWarning]) {
+    let key = idColumn.map(quotedIdentifier) ?? "rowid"
+    let names = columns.map(quotedIdentifier)
+    let sql = """
+      SELECT rowid, \(key), \(names[0]), \(names[1]), typeof(\(names[2])) \
+      FROM \(quotedIdentifier(source.table)) ORDER BY \(key)
+      """
+    var reader = RowReader(file: path)
+    var possessions: [Possession] = []
+    try source.forEachRow(sql) { row in
+      let rowid = row.int64(at: 0) ?? 0
+      guard let id = reader.key(row, 1, field: "id", location: "possessions rowid=\(rowid)")
+      else { return }
+      let location = "possessions id=\(id)"
+      if possessions.last?.id == id {
+        reader.warn(location, "id \(id) is used by more than one row; row skipped")
+        return
+      }
+      let name = reader.text(row, 2, field: "name", location: location)
+      let description = reader.text(row, 3, field: "description", location: location)
+      let photo = try sniffPhoto(
+        type: row.text(at: 4)?.string ?? "null", rowid: rowid, location: location,
+        reader: &reader)
+      possessions.append(Possession(id: id, name: name, description: description, photo: photo))
+    }
+    return (possessions, reader.warnings)
+  }
+
+  /// Streams a photo's bytes to `body` in chunks of at most `chunkSize` bytes, from the same
+  /// snapshot ``load()`` read. The photo is never held whole in memory.
+  ///
+  /// - Throws: ``SourceError`` when the database cannot be read, or what `body` throws.
+  public func streamPhoto(
+    _ photo: PhotoInfo, chunkSize: Int = 64 * 1024,
+    _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    do {
+      let blob = try source.open().openBlob(
+        table: source.table, column: columns[2], rowid: photo.rowid)
+      try blob.stream(chunkSize: chunkSize, body)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  // MARK: - Sniffing
+
+  /// The photo's format and size from its first bytes, read a little at a time. NULL or empty
+  /// is no photo; anything not an image is a warning.
+  private func sniffPhoto(
+    type: String, rowid: Int64, location: String, reader: inout RowReader
+  ) throws -> PhotoInfo? {
+    switch type {
+    case "null":
+      return nil
+    case "blob", "text":
+      break
+    default:
+      reader.warn(location, "photo is a number, not an image")
+      return nil
+    }
+    do {
+      let blob = try source.open().openBlob(
+        table: source.table, column: columns[2], rowid: rowid)
+      guard blob.byteCount > 0 else { return nil }
+      let limit = min(blob.byteCount, Self.sniffLimit)
+      var bytes = try blob.prefix(min(limit, 512))
+      while true {
+        let isComplete = bytes.count >= limit
+        switch ImageSniffer.sniff(bytes, isComplete: isComplete) {
+        case .image(let format, let width, let height):
+          return PhotoInfo(
+            format: format, width: width, height: height, byteCount: Int64(blob.byteCount),
+            rowid: rowid)
+        case .unrecognized:
+          let start = bytes.prefix(4).map { hex($0) }.joined(separator: " ")
+          reader.warn(location, "photo is not a recognized image (starts with \(start))")
+          return nil
+        case .needsMoreBytes:
+          let next = min(limit, bytes.count * 8)
+          bytes += try blob.read(offset: bytes.count, count: next - bytes.count)
+        }
+      }
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+}
+
+private func hex(_ byte: UInt8) -> String {
+  let digits = Array("0123456789abcdef")
+  return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+}

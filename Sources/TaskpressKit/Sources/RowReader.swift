@@ -1,0 +1,85 @@
+import SQLite
+
+/// Reads the fields of one source row, turning every problem into a warning, never a crash.
+struct RowReader {
+  let file: String
+  var warnings: [BuildWarning] = []
+
+  init(file: String) {
+    self.file = file
+  }
+
+  mutating func warn(_ location: String, _ message: String) {
+    warnings.append(BuildWarning(file: file, location: location, message: message))
+  }
+
+  /// The text in `column`: NULL is empty, invalid UTF-8 is repaired, NUL bytes are dropped;
+  /// each repair is a warning.
+  mutating func text(_ row: Row, _ index: Int, field: String, location: String) -> String {
+    guard let value = row.text(at: index) else {
+      warn(location, "\(field) is NULL")
+      return ""
+    }
+    for repair in value.repairs {
+      switch repair {
+      case .invalidUTF8:
+        warn(location, "\(field) is not valid UTF-8; replaced with U+FFFD")
+      case .nulBytesDropped:
+        warn(location, "\(field) contains NUL bytes; dropped them")
+      }
+    }
+    return value.string
+  }
+
+  /// The row's key (`pk` or `id`), or `nil` with a warning when it is not an integer.
+  mutating func key(_ row: Row, _ index: Int, field: String, location: String) -> Int64? {
+    if let key = row.int64(at: index) { return key }
+    switch row.columnType(at: index) {
+    case .null:
+      warn(location, "\(field) is NULL; row skipped")
+    default:
+      warn(location, "\(field) \(quotedValue(row, index)) is not an integer; row skipped")
+    }
+    return nil
+  }
+
+  /// The value in column `index` quoted for a message: shortened, control characters escaped.
+  func quotedValue(_ row: Row, _ index: Int) -> String {
+    switch row.columnType(at: index) {
+    case .integer, .real:
+      return row.text(at: index)?.string ?? ""
+    case .blob:
+      return "(a \(row.blobByteCount(at: index))-byte blob)"
+    case .text, .null:
+      return quoted(row.text(at: index)?.string ?? "")
+    }
+  }
+}
+
+/// `'value'`, cut at 40 characters, with control characters and quotes escaped so a warning
+/// stays one readable line.
+func quoted(_ value: String) -> String {
+  var result = "'"
+  var count = 0
+  for scalar in value.unicodeScalars {
+    if count == 40 {
+      result += "..."
+      break
+    }
+    switch scalar {
+    case "'": result += "\\'"
+    case "\\": result += "\\\\"
+    case "\n": result += "\\n"
+    case "\t": result += "\\t"
+    case "\r": result += "\\r"
+    default:
+      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+        result += "\\u{" + String(scalar.value, radix: 16) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    count += 1
+  }
+  return result + "'"
+}

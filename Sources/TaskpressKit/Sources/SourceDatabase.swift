@@ -1,0 +1,109 @@
+import SQLite
+
+/// An open source database inside one read snapshot, with its table resolved: what every
+/// source shares. Names are matched case-insensitively, as SQLite itself does.
+final class SourceDatabase {
+  /// The path as the user gave it.
+  let file: String
+  /// The table's name as spelled in the database.
+  let table: String
+  /// The table's columns as spelled in the database, in order.
+  let columns: [String]
+  private var database: Database?
+
+  /// Opens `path`, starts the snapshot and finds `table` (an error naming the tables found).
+  init(path: String, table wanted: String) throws {
+    file = path
+    do {
+      let database = try Database(path: path)
+      try database.beginSnapshot()
+      let tables = try Self.tableNames(in: database)
+      guard let table = tables.first(where: { Self.sameName($0, wanted) }) else {
+        throw SourceError.noTable(file: path, table: wanted, found: tables)
+      }
+      self.table = table
+      self.columns = try Self.columnNames(of: table, in: database)
+      self.database = database
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  /// Ends the snapshot and closes the file. Later reads throw.
+  func close() {
+    try? database?.endSnapshot()
+    database = nil
+  }
+
+  /// The database, or an error once closed.
+  func open() throws -> Database {
+    guard let database else { throw SourceError.closed(file: file) }
+    return database
+  }
+
+  // MARK: - Columns
+
+  /// The column named `wanted` as spelled in the table, if it has one.
+  func column(_ wanted: String) -> String? {
+    columns.first { Self.sameName($0, wanted) }
+  }
+
+  /// The columns named `wanted`, as spelled in the table; an error naming every missing one.
+  func requireColumns(_ wanted: [String]) throws -> [String] {
+    let found = wanted.map(column)
+    let missing = zip(wanted, found).filter { $0.1 == nil }.map(\.0)
+    guard missing.isEmpty else {
+      throw SourceError.missingColumns(file: file, table: table, missing: missing, found: columns)
+    }
+    return found.compactMap { $0 }
+  }
+
+  /// Runs `sql`, wrapping SQLite errors.
+  func forEachRow(_ sql: String, _ body: (Row) throws -> Void) throws {
+    do {
+      try open().prepare(sql).forEachRow(body)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  // MARK: - Schema
+
+  private static func tableNames(in database: Database) throws -> [String] {
+    var names: [String] = []
+    let sql = """
+      SELECT name FROM sqlite_master
+      WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+      ORDER BY rowid
+      """
+    try database.prepare(sql).forEachRow { row in
+      if let name = row.text(at: 0)?.string { names.append(name) }
+    }
+    return names
+  }
+
+  private static func columnNames(of table: String, in database: Database) throws -> [String] {
+    var names: [String] = []
+    let statement = try database.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+    try statement.bind(table, at: 1)
+    try statement.forEachRow { row in
+      if let name = row.text(at: 0)?.string { names.append(name) }
+    }
+    return names
+  }
+
+  /// SQLite compares identifiers case-insensitively in ASCII only; so does this.
+  static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+    lhs.utf8.count == rhs.utf8.count
+      && zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+  }
+
+  private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+  }
+}
+
+/// `"name"` with embedded quotes doubled, for SQL text.
+func quotedIdentifier(_ name: String) -> String {
+  "\"" + name.replacing("\"", with: "\"\"") + "\""
+}
