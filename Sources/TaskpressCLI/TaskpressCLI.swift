@@ -50,6 +50,8 @@ public enum TaskpressCLI {
       io.out("taskpress \(taskpressVersion)\n")
       return ExitStatus.success
     case .build(let parsed):
+      let signals = SignalGuard()
+      defer { signals.restore() }
       return BuildCommand.run(parsed, io: io)
     case .initTheme(let directory):
       return InitCommand.run(directory: directory, io: io)

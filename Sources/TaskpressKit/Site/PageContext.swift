@@ -1,0 +1,392 @@
+import Mustache
+
+/// Makes the values each template sees; `Templates/README.md` documents them.
+struct PageContext: Sendable {
+  let plan: SitePlan
+  let labels: Labels
+  let labelsValue: MustacheValue
+  let siteValue: MustacheValue
+  let baseURL: String?
+  /// Possession id -> photo file in the site (`photos/1a2b....jpg`).
+  let photoFiles: [Int64: PhotoFile]
+
+  /// An exported photo: its file in the site and its size in pixels.
+  struct PhotoFile: Sendable, Equatable {
+    var path: String
+    var width: Int?
+    var height: Int?
+  }
+
+  init(
+    plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
+    photoFiles: [Int64: PhotoFile]
+  ) {
+    self.plan = plan
+    self.labels = labels
+    self.baseURL = baseURL
+    self.photoFiles = photoFiles
+    var labelObject: [String: MustacheValue] = [:]
+    for (key, text) in labels.texts {
+      labelObject[key] = .string(text)
+    }
+    labelsValue = .object(labelObject)
+    var site: [String: MustacheValue] = [
+      "title": .string(labels["siteTitle"]),
+      "lang": .string(lang),
+      "hasTodos": .bool(plan.hasTodos),
+      "hasPossessions": .bool(plan.hasPossessions),
+      "hasContacts": .bool(plan.hasContacts),
+    ]
+    if let baseURL { site["baseURL"] = .string(baseURL) }
+    if let generated { site["generated"] = .string(generated) }
+    siteValue = .object(site)
+  }
+
+  /// The title a page shows in the browser tab and its heading.
+  func title(of page: SitePlan.Page) -> String {
+    switch page {
+    case .index(let number):
+      number == 1 ? labels["tasks"] : "\(labels["tasks"]) · \(labels["page"]) \(number)"
+    case .board: labels["board"]
+    case .todo(let position): nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
+    case .possessions: labels["possessions"]
+    case .possession(let position):
+      nonEmpty(plan.possessions[position].name, "\(labels["possessions"]) \(plan.possessions[position].id)")
+    case .contacts: labels["contacts"]
+    case .contact(let position):
+      nonEmpty(plan.contacts[position].name, "\(labels["contacts"]) \(plan.contacts[position].id)")
+    case .notFound: labels["notFound"]
+    }
+  }
+
+  /// The `kind` a page's `<body>` class names: `index`, `board`, `todo`, ...
+  static func kind(of page: SitePlan.Page) -> String {
+    switch page {
+    case .index: "index"
+    case .board: "board"
+    case .todo: "todo"
+    case .possessions: "possessions"
+    case .possession: "possession"
+    case .contacts: "contacts"
+    case .contact: "contact"
+    case .notFound: "404"
+    }
+  }
+
+  /// Everything the body template and the layout of `page` see.
+  func values(for page: SitePlan.Page) -> [String: MustacheValue] {
+    let file = plan.file(of: page)
+    var context = common(for: page, file: file)
+    switch page {
+    case .index(let number):
+      let positions = plan.todoPositions(onIndexPage: number)
+      context["groups"] = groups(positions, from: file)
+      context["todos"] = .array(positions.map { todo(at: $0, from: file) })
+      context["counts"] = counts()
+      context["pagination"] = pagination(number, from: file)
+    case .board:
+      var inProgress: [MustacheValue] = []
+      var complete: [MustacheValue] = []
+      for position in plan.todos.indices {
+        let card = todo(at: position, from: file)
+        if plan.todos[position].complete {
+          complete.append(card)
+        } else {
+          inProgress.append(card)
+        }
+      }
+      context["columns"] = .array([
+        column("in-progress", labels["inProgress"], inProgress),
+        column("complete", labels["complete"], complete),
+      ])
+      context["counts"] = counts()
+    case .todo(let position):
+      context["todo"] = todo(at: position, from: file)
+      addNeighbours(position, count: plan.todos.count, to: &context) { neighbour in
+        todo(at: neighbour, from: file)
+      }
+    case .possessions:
+      context["possessions"] = .array(
+        plan.possessions.indices.map { possession(at: $0, from: file) })
+    case .possession(let position):
+      context["possession"] = possession(at: position, from: file)
+      addNeighbours(position, count: plan.possessions.count, to: &context) { neighbour in
+        possession(at: neighbour, from: file)
+      }
+    case .contacts:
+      context["contacts"] = .array(plan.contacts.indices.map { contact(at: $0, from: file) })
+      context["letters"] = letters(from: file)
+    case .contact(let position):
+      context["contact"] = contact(at: position, from: file)
+      addNeighbours(position, count: plan.contacts.count, to: &context) { neighbour in
+        contact(at: neighbour, from: file)
+      }
+    case .notFound:
+      break
+    }
+    return context
+  }
+
+  // MARK: - Common to every page
+
+  private func common(for page: SitePlan.Page, file: String) -> [String: MustacheValue] {
+    let routes = plan.routes
+    var pageValue: [String: MustacheValue] = [
+      "title": .string(title(of: page)),
+      "kind": .string(Self.kind(of: page)),
+      "file": .string(file),
+    ]
+    if let baseURL, page != .notFound {
+      pageValue["canonical"] = .string(routes.absolute(plan.name(of: page), baseURL: baseURL))
+    }
+    if page == .contacts {
+      pageValue["script"] = "search.js"
+    }
+    let current = Self.section(of: page)
+    var nav: [MustacheValue] = []
+    func navItem(_ name: String, _ label: String, _ section: String) {
+      nav.append(
+        .object([
+          "url": .string(routes.link(to: name, fromFile: file)),
+          "label": .string(labels[label]),
+          "current": .bool(section == current),
+        ]))
+    }
+    if plan.hasTodos || !(plan.hasPossessions || plan.hasContacts) {
+      navItem("", "tasks", "index")
+    }
+    if plan.hasTodos { navItem("board", "board", "board") }
+    if plan.hasPossessions { navItem("possessions/index", "possessions", "possessions") }
+    if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
+    var data: [MustacheValue] = []
+    for (given, base) in [
+      (plan.hasTodos, "todos"), (plan.hasPossessions, "possessions"),
+      (plan.hasContacts, "contacts"),
+    ] where given {
+      for format in ["json", "csv"] {
+        data.append(
+          .object([
+            "name": .string("\(base).\(format)"),
+            "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
+          ]))
+      }
+    }
+    if !data.isEmpty, case .object(var last) = data[data.count - 1] {
+      last["last"] = true
+      data[data.count - 1] = .object(last)
+    }
+    return [
+      "site": siteValue,
+      "labels": labelsValue,
+      "page": .object(pageValue),
+      "root": .string(routes.root(fromFile: file)),
+      "assets": .string(routes.asset("assets/", fromFile: file)),
+      "home": .string(routes.link(to: homeName, fromFile: file)),
+      "nav": .array(nav),
+      "data": .array(data),
+    ]
+  }
+
+  /// The page the site's title links to: the task list, or the first section there is.
+  private var homeName: String {
+    if plan.hasTodos || !(plan.hasPossessions || plan.hasContacts) { return "" }
+    return plan.hasPossessions ? "possessions/index" : "contacts/index"
+  }
+
+  /// The navigation entry a page belongs to.
+  private static func section(of page: SitePlan.Page) -> String {
+    switch page {
+    case .index, .todo: "index"
+    case .board: "board"
+    case .possessions, .possession: "possessions"
+    case .contacts, .contact: "contacts"
+    case .notFound: ""
+    }
+  }
+
+  // MARK: - To-dos
+
+  private func todo(at position: Int, from file: String) -> MustacheValue {
+    let todo = plan.todos[position]
+    var priority: [String: MustacheValue] = [
+      "label": .string(labels.priority(todo.priority)),
+      "level": .string(Self.level(todo.priority)),
+    ]
+    if let number = todo.priority.number {
+      priority["number"] = .int(number)
+    }
+    return .object([
+      "pk": .int(todo.pk),
+      "text": .string(todo.text),
+      "title": .string(nonEmpty(todo.text, "\(labels["task"]) \(todo.pk)")),
+      "priority": .object(priority),
+      "complete": .bool(todo.complete),
+      "status": .string(labels.status(complete: todo.complete)),
+      "check": .string(todo.complete ? "☑" : "☐"),
+      "url": .string(plan.routes.link(to: "todos/\(todo.pk)", fromFile: file)),
+    ])
+  }
+
+  /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.
+  static func level(_ priority: Priority) -> String {
+    switch priority {
+    case .high: "high"
+    case .medium: "medium"
+    case .low: "low"
+    case .other: "other"
+    case .none: "none"
+    }
+  }
+
+  private func groups(_ positions: Range<Int>, from file: String) -> MustacheValue {
+    var groups: [MustacheValue] = []
+    var start = positions.lowerBound
+    while start < positions.upperBound {
+      let priority = plan.todos[start].priority
+      var end = start
+      while end < positions.upperBound, plan.todos[end].priority == priority {
+        end += 1
+      }
+      groups.append(
+        .object([
+          "label": .string(labels.priority(priority)),
+          "level": .string(Self.level(priority)),
+          "count": .int(Int64(end - start)),
+          "todos": .array((start..<end).map { todo(at: $0, from: file) }),
+        ]))
+      start = end
+    }
+    return .array(groups)
+  }
+
+  private func counts() -> MustacheValue {
+    let complete = plan.todos.reduce(0) { $0 + ($1.complete ? 1 : 0) }
+    return .object([
+      "total": .int(Int64(plan.todos.count)),
+      "complete": .int(Int64(complete)),
+      "inProgress": .int(Int64(plan.todos.count - complete)),
+    ])
+  }
+
+  private func pagination(_ number: Int, from file: String) -> MustacheValue {
+    let routes = plan.routes
+    func url(_ page: Int) -> String {
+      routes.link(to: plan.name(of: .index(page)), fromFile: file)
+    }
+    var value: [String: MustacheValue] = [
+      "current": .int(Int64(number)),
+      "total": .int(Int64(plan.pageCount)),
+      "hasMultiple": .bool(plan.pageCount > 1),
+      "pages": .array(
+        (1...plan.pageCount).map { page in
+          .object([
+            "number": .int(Int64(page)), "url": .string(url(page)), "current": .bool(page == number),
+          ])
+        }),
+    ]
+    if number > 1 { value["previous"] = .string(url(number - 1)) }
+    if number < plan.pageCount { value["next"] = .string(url(number + 1)) }
+    return .object(value)
+  }
+
+  private func column(_ key: String, _ label: String, _ cards: [MustacheValue]) -> MustacheValue {
+    .object([
+      "key": .string(key), "label": .string(label), "count": .int(Int64(cards.count)),
+      "todos": .array(cards),
+    ])
+  }
+
+  // MARK: - Possessions and contacts
+
+  private func possession(at position: Int, from file: String) -> MustacheValue {
+    let possession = plan.possessions[position]
+    var value: [String: MustacheValue] = [
+      "id": .int(possession.id),
+      "name": .string(possession.name),
+      "title": .string(nonEmpty(possession.name, "\(labels["possessions"]) \(possession.id)")),
+      "text": .string(nonEmpty(possession.name, "\(labels["possessions"]) \(possession.id)")),
+      "description": .string(possession.description),
+      "url": .string(plan.routes.link(to: "possessions/\(possession.id)", fromFile: file)),
+    ]
+    if let photo = photoFiles[possession.id] {
+      let alt =
+        possession.name.isEmpty
+        ? "\(labels["photo"]) \(possession.id)" : "\(labels["photoOf"]) \(possession.name)"
+      let width = photo.width ?? 320
+      let height = photo.height ?? 320
+      let scale = min(1, 320 / Double(max(width, height, 1)))
+      value["photo"] = .object([
+        "url": .string(plan.routes.asset(photo.path, fromFile: file)),
+        "alt": .string(alt),
+        "width": .int(Int64(width)),
+        "height": .int(Int64(height)),
+        "thumbWidth": .int(Int64(max(1, (Double(width) * scale).rounded()))),
+        "thumbHeight": .int(Int64(max(1, (Double(height) * scale).rounded()))),
+      ])
+    }
+    return .object(value)
+  }
+
+  private func contact(at position: Int, from file: String) -> MustacheValue {
+    let contact = plan.contacts[position]
+    return .object([
+      "id": .int(contact.id),
+      "name": .string(contact.name),
+      "title": .string(nonEmpty(contact.name, "\(labels["contacts"]) \(contact.id)")),
+      "text": .string(nonEmpty(contact.name, "\(labels["contacts"]) \(contact.id)")),
+      "address": .string(contact.address),
+      "phone": .string(contact.phone),
+      "url": .string(plan.routes.link(to: "contacts/\(contact.id)", fromFile: file)),
+    ])
+  }
+
+  /// Contacts grouped by the first letter of their name, for the letter links.
+  private func letters(from file: String) -> MustacheValue {
+    var letters: [MustacheValue] = []
+    var current: (letter: String, contacts: [MustacheValue])?
+    for position in plan.contacts.indices {
+      let letter = Self.initial(of: plan.contacts[position].name)
+      if current?.letter != letter {
+        if let current { letters.append(letterGroup(current.letter, current.contacts)) }
+        current = (letter, [])
+      }
+      current?.contacts.append(contact(at: position, from: file))
+    }
+    if let current { letters.append(letterGroup(current.letter, current.contacts)) }
+    return .array(letters)
+  }
+
+  private func letterGroup(_ letter: String, _ contacts: [MustacheValue]) -> MustacheValue {
+    .object(["letter": .string(letter), "anchor": .string(Self.anchor(letter)), "contacts": .array(contacts)])
+  }
+
+  /// The upper-cased first character of a name, or `#` when it does not start with a letter.
+  static func initial(of name: String) -> String {
+    guard let first = name.first, first.isLetter else { return "#" }
+    return first.uppercased()
+  }
+
+  /// An id-safe name for a letter: ASCII letters as they are, anything else as its code points.
+  static func anchor(_ letter: String) -> String {
+    if letter == "#" { return "other" }
+    return letter.unicodeScalars.map { scalar in
+      scalar.isASCII && scalar.properties.isAlphabetic
+        ? String(scalar) : "u" + String(scalar.value, radix: 16)
+    }.joined()
+  }
+
+  // MARK: - Helpers
+
+  private func addNeighbours(
+    _ position: Int, count: Int, to context: inout [String: MustacheValue],
+    _ make: (Int) -> MustacheValue
+  ) {
+    if position > 0 { context["previous"] = make(position - 1) }
+    if position + 1 < count { context["next"] = make(position + 1) }
+    context["hasNeighbours"] = .bool(count > 1)
+  }
+
+  private func nonEmpty(_ text: String, _ fallback: String) -> String {
+    text.isEmpty ? fallback : text
+  }
+}

@@ -1,0 +1,116 @@
+/// Every page of the site and the order of things on them, decided before anything renders.
+///
+/// Pages are planned as small values and their contexts are made when they render, so the plan
+/// of 100,000 to-dos stays small.
+struct SitePlan: Sendable {
+  /// One page to render.
+  enum Page: Sendable, Equatable {
+    /// Index page `number` (1-based).
+    case index(Int)
+    case board
+    /// The to-do at `position` in index order.
+    case todo(Int)
+    case possessions
+    /// The possession at `position` in id order.
+    case possession(Int)
+    case contacts
+    /// The contact at `position` in name order.
+    case contact(Int)
+    case notFound
+  }
+
+  /// To-dos in index order: High, Medium, Low, other by number, no priority; then pk.
+  let todos: [Todo]
+  /// To-dos by pk, for the data copies.
+  var todosByPK: [Todo] { todos.sorted { $0.pk < $1.pk } }
+  /// Possessions by id.
+  let possessions: [Possession]
+  /// Contacts by name, then id.
+  let contacts: [Contact]
+  /// Whether each source was given (a given source with no rows still gets its pages).
+  let hasTodos: Bool
+  let hasPossessions: Bool
+  let hasContacts: Bool
+  /// To-dos per index page; at least 1.
+  let pageSize: Int
+  /// Index pages; at least 1.
+  let pageCount: Int
+  let routes: Routes
+
+  init(data: SiteData, pageSize: Int, routes: Routes) {
+    todos = data.todos.sorted { lhs, rhs in
+      lhs.priority != rhs.priority ? lhs.priority < rhs.priority : lhs.pk < rhs.pk
+    }
+    possessions = data.possessions.sorted { $0.id < $1.id }
+    contacts = data.contacts.sorted { lhs, rhs in
+      let left = lhs.name.lowercased()
+      let right = rhs.name.lowercased()
+      return left != right ? left < right : lhs.id < rhs.id
+    }
+    hasTodos = data.hasTodos
+    hasPossessions = data.hasPossessions
+    hasContacts = data.hasContacts
+    self.pageSize = pageSize == 0 ? max(todos.count, 1) : pageSize
+    pageCount = max(1, (todos.count + self.pageSize - 1) / self.pageSize)
+    self.routes = routes
+  }
+
+  /// Every page, in a fixed order.
+  var pages: [Page] {
+    var pages: [Page] = (1...pageCount).map(Page.index)
+    if hasTodos {
+      pages.append(.board)
+      pages += todos.indices.map(Page.todo)
+    }
+    if hasPossessions {
+      pages.append(.possessions)
+      pages += possessions.indices.map(Page.possession)
+    }
+    if hasContacts {
+      pages.append(.contacts)
+      pages += contacts.indices.map(Page.contact)
+    }
+    pages.append(.notFound)
+    return pages
+  }
+
+  /// The route name of a page (`todos/3`, `page/2`); see ``Routes``.
+  func name(of page: Page) -> String {
+    switch page {
+    case .index(let number): number == 1 ? "" : "page/\(number)"
+    case .board: "board"
+    case .todo(let position): "todos/\(todos[position].pk)"
+    case .possessions: "possessions/index"
+    case .possession(let position): "possessions/\(possessions[position].id)"
+    case .contacts: "contacts/index"
+    case .contact(let position): "contacts/\(contacts[position].id)"
+    case .notFound: "404"
+    }
+  }
+
+  /// The file a page is written to.
+  func file(of page: Page) -> String {
+    routes.file(name(of: page))
+  }
+
+  /// The index page a to-do is listed on.
+  func indexPage(ofTodoAt position: Int) -> Int {
+    position / pageSize + 1
+  }
+
+  /// The positions of the to-dos on index page `number`.
+  func todoPositions(onIndexPage number: Int) -> Range<Int> {
+    let start = min((number - 1) * pageSize, todos.count)
+    return start..<min(start + pageSize, todos.count)
+  }
+}
+
+/// What a site is made of: the rows of every source.
+struct SiteData: Sendable {
+  var todos: [Todo] = []
+  var possessions: [Possession] = []
+  var contacts: [Contact] = []
+  var hasTodos = false
+  var hasPossessions = false
+  var hasContacts = false
+}
