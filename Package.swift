@@ -27,7 +27,7 @@ let package = Package(
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-    .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
+    .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Fixtures")]),
     .testTarget(name: "TaskpressKitTests", dependencies: ["TaskpressKit", "SQLite", "Mustache"]),
     .testTarget(name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit"]),
   ],

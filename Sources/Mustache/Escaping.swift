@@ -1,0 +1,137 @@
+/// How `{{name}}` escapes the text it inserts. `{{{name}}}` and `{{& name}}` never escape.
+public enum Escaping: Sendable, Equatable {
+  /// HTML: `&`, `<`, `>`, `"` and `'` become character references, as the spec asks
+  /// (`'` too, so values are safe in single-quoted attributes).
+  case html
+  /// Markdown for cmark: every ASCII punctuation character is backslash-escaped, a line break
+  /// (`\n`, `\r\n` or `\r`) becomes a hard line break, and spaces and tabs at the start or end
+  /// of a line become character references, so a value never starts a block, never becomes
+  /// markup and keeps its spaces. Line breaks at the very end of a value are dropped: CommonMark
+  /// cannot end a paragraph with a hard break, and would show a stray backslash.
+  case markdown
+  /// Inserts text as it is.
+  case none
+
+  /// The escaping for a template file: Markdown for `.md` and `.markdown`, HTML for anything
+  /// else.
+  public init(forPath path: String) {
+    let name = path.utf8.split(separator: UInt8(ascii: "/")).last.map { Array($0) } ?? []
+    guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else {
+      self = .html
+      return
+    }
+    let suffix = String(decoding: name[(dot + 1)...], as: UTF8.self).lowercased()
+    self = suffix == "md" || suffix == "markdown" ? .markdown : .html
+  }
+
+  /// Returns `text` escaped.
+  public func escape(_ text: String) -> String {
+    var output: [UInt8] = []
+    append(text, to: &output)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Appends `text`, escaped, to `output`.
+  public func append(_ text: String, to output: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { bytes in
+      switch self {
+      case .none: output.append(contentsOf: bytes)
+      case .html: Self.appendHTML(bytes, to: &output)
+      case .markdown: Self.appendMarkdown(bytes, to: &output)
+      }
+    }
+  }
+
+  // MARK: - HTML
+
+  static func appendHTML(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    var runStart = 0
+    for index in 0..<bytes.count {
+      let replacement: StaticString
+      switch bytes[index] {
+      case UInt8(ascii: "&"): replacement = "&amp;"
+      case UInt8(ascii: "<"): replacement = "&lt;"
+      case UInt8(ascii: ">"): replacement = "&gt;"
+      case UInt8(ascii: "\""): replacement = "&quot;"
+      case UInt8(ascii: "'"): replacement = "&#39;"
+      default: continue
+      }
+      if runStart < index {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+      }
+      output.append(
+        contentsOf: UnsafeBufferPointer(
+          start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+      runStart = index + 1
+    }
+    if runStart < bytes.count {
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+    }
+  }
+
+  // MARK: - Markdown
+
+  static func appendMarkdown(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    var end = bytes.count
+    while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+    var index = 0
+    var atLineStart = true
+    while index < end {
+      let byte = bytes[index]
+      switch byte {
+      case 0x0A, 0x0D:
+        // `\` then a line ending is a hard line break; the next line continues the paragraph.
+        output.append(UInt8(ascii: "\\"))
+        output.append(0x0A)
+        index += byte == 0x0D && index + 1 < end && bytes[index + 1] == 0x0A ? 2 : 1
+        atLineStart = true
+      case 0x20, 0x09:
+        var runEnd = index
+        while runEnd < end, bytes[runEnd] == 0x20 || bytes[runEnd] == 0x09 { runEnd += 1 }
+        // cmark strips spaces at the start and end of a line (and four start a code block).
+        let atLineEnd = runEnd == end || bytes[runEnd] == 0x0A || bytes[runEnd] == 0x0D
+        for position in index..<runEnd {
+          if atLineStart || atLineEnd {
+            appendReference(bytes[position], to: &output)
+          } else {
+            output.append(bytes[position])
+          }
+        }
+        index = runEnd
+        atLineStart = false
+      case 0x00:
+        // cmark would replace NUL with U+FFFD anyway; say so explicitly.
+        appendDecimal("&#65533;", to: &output)
+        index += 1
+        atLineStart = false
+      case 0x01..<0x20, 0x7F:
+        appendReference(byte, to: &output)
+        index += 1
+        atLineStart = false
+      case 0x21...0x2F, 0x3A...0x40, 0x5B...0x60, 0x7B...0x7E:
+        output.append(UInt8(ascii: "\\"))
+        output.append(byte)
+        index += 1
+        atLineStart = false
+      default:
+        output.append(byte)
+        index += 1
+        atLineStart = false
+      }
+    }
+  }
+
+  static func appendReference(_ byte: UInt8, to output: inout [UInt8]) {
+    output.append(contentsOf: [UInt8(ascii: "&"), UInt8(ascii: "#")])
+    if byte >= 100 { output.append(UInt8(ascii: "0") + byte / 100) }
+    if byte >= 10 { output.append(UInt8(ascii: "0") + byte / 10 % 10) }
+    output.append(UInt8(ascii: "0") + byte % 10)
+    output.append(UInt8(ascii: ";"))
+  }
+
+  static func appendDecimal(_ text: StaticString, to output: inout [UInt8]) {
+    output.append(
+      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+}

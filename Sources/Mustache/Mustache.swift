@@ -1,2 +1,0 @@
-/// The Mustache template engine.
-public enum MustacheEngine {}

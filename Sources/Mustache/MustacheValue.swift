@@ -1,0 +1,87 @@
+/// The data a template is rendered with: the JSON data model.
+///
+/// Objects are dictionaries, so the order of their keys never reaches the output. Build values
+/// with literals (`["title": "Milk", "done": false, "tags": ["a", "b"]]`), with the cases, or
+/// from JSON text with ``init(json:)``.
+public enum MustacheValue: Sendable, Equatable {
+  /// A missing value: falsey, interpolates as nothing.
+  case null
+  /// `true` or `false`; interpolates as `true` or `false`.
+  case bool(Bool)
+  /// An integer; interpolates in decimal, e.g. `85`.
+  case int(Int64)
+  /// A floating-point number; interpolates like JavaScript prints it (`1.21`, `85` for `85.0`).
+  case double(Double)
+  /// Text; interpolates escaped as the template's ``Escaping`` says.
+  case string(String)
+  /// A list: a section renders once per element.
+  case array([MustacheValue])
+  /// A hash: its keys are names a template can look up.
+  case object([String: MustacheValue])
+}
+
+// MARK: - Truthiness and interpolation
+
+extension MustacheValue {
+  /// Whether a section shows this value: `null`, `false`, `0`, `NaN`, `""` and `[]` are falsey,
+  /// as JavaScript's `!!value` says (the spec's definition); everything else is truthy.
+  public var isTruthy: Bool {
+    switch self {
+    case .null: return false
+    case .bool(let value): return value
+    case .int(let value): return value != 0
+    case .double(let value): return value != 0 && !value.isNaN
+    case .string(let value): return !value.isEmpty
+    case .array(let values): return !values.isEmpty
+    case .object: return true
+    }
+  }
+
+  /// The text `{{value}}` inserts before escaping. Objects insert nothing; a list inserts its
+  /// elements joined by commas, as JavaScript prints an array.
+  public var interpolatedText: String {
+    switch self {
+    case .null, .object: return ""
+    case .bool(let value): return value ? "true" : "false"
+    case .int(let value): return String(value)
+    case .double(let value): return Self.format(value)
+    case .string(let value): return value
+    case .array(let values): return values.map(\.interpolatedText).joined(separator: ",")
+    }
+  }
+
+  /// Formats a double like JavaScript's `String(number)` for the common cases: integral values
+  /// print without a fraction, others as the shortest text that reads back the same value.
+  static func format(_ value: Double) -> String {
+    if value.isNaN { return "NaN" }
+    if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
+    if value == value.rounded(), abs(value) < 1e15 {
+      return String(Int64(value))
+    }
+    return value.description
+  }
+}
+
+// MARK: - Literals
+
+extension MustacheValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
+  ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
+  ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  /// Creates `.null`.
+  public init(nilLiteral: ()) { self = .null }
+  /// Creates `.bool`.
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// Creates `.int`.
+  public init(integerLiteral value: Int64) { self = .int(value) }
+  /// Creates `.double`.
+  public init(floatLiteral value: Double) { self = .double(value) }
+  /// Creates `.string`.
+  public init(stringLiteral value: String) { self = .string(value) }
+  /// Creates `.array`.
+  public init(arrayLiteral elements: MustacheValue...) { self = .array(elements) }
+  /// Creates `.object`; a repeated key keeps its last value.
+  public init(dictionaryLiteral elements: (String, MustacheValue)...) {
+    self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+  }
+}

@@ -1,0 +1,74 @@
+/// What a render does when `{{> name}}` names a partial the resolver does not have.
+public enum MissingPartialPolicy: Sendable, Equatable {
+  /// Render nothing, as the Mustache spec says (`taskpress render`).
+  case renderEmpty
+  /// Throw a ``TemplateError`` naming the partial and the template that asked for it
+  /// (`taskpress build`).
+  case throwError
+}
+
+/// A parsed Mustache template: parse once, render many times, from any thread.
+///
+/// ```swift
+/// let template = try Template(source: "Hello {{name}}!", name: "hello.html")
+/// let page = try template.render(["name": "<world>"])  // "Hello &lt;world&gt;!"
+/// ```
+public struct Template: Sendable {
+  /// The template's name, usually its path; errors and partial lookups use it.
+  public let name: String
+  /// How `{{name}}` escapes values in this template.
+  public let escaping: Escaping
+  let nodes: [Node]
+
+  /// Parses `source`.
+  ///
+  /// - Parameters:
+  ///   - source: The template text.
+  ///   - name: The template's path or name, e.g. `Templates/todo.md`; errors name it and
+  ///     partials are looked up with its extension.
+  ///   - escaping: How to escape `{{name}}`; by default chosen by the extension of `name`
+  ///     (see ``Escaping/init(forPath:)``).
+  /// - Throws: ``TemplateError`` for a malformed template.
+  public init(source: String, name: String, escaping: Escaping? = nil) throws(TemplateError) {
+    try self.init(bytes: Array(source.utf8), name: name, escaping: escaping)
+  }
+
+  /// Parses a template from UTF-8 bytes; see ``init(source:name:escaping:)``.
+  public init(bytes: [UInt8], name: String, escaping: Escaping? = nil) throws(TemplateError) {
+    let escaping = escaping ?? Escaping(forPath: name)
+    self.name = name
+    self.escaping = escaping
+    nodes = try Parser(source: bytes, templateName: name, escaping: escaping).parse()
+  }
+
+  /// Renders the template with `value` as the root of the context stack.
+  ///
+  /// - Parameters:
+  ///   - value: The data.
+  ///   - partials: Where `{{> name}}` and `{{< name}}` find their templates; with none, every
+  ///     partial is missing.
+  ///   - missingPartials: Whether a missing partial renders empty or throws.
+  /// - Returns: The rendered text.
+  /// - Throws: ``TemplateError`` for a missing partial (when strict), a malformed partial or
+  ///   partials nested too deeply; whatever the resolver throws.
+  public func render(
+    _ value: MustacheValue, partials: (any PartialResolver)? = nil,
+    missingPartials: MissingPartialPolicy = .renderEmpty
+  ) throws -> String {
+    var output: [UInt8] = []
+    try render(value, into: &output, partials: partials, missingPartials: missingPartials)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Renders the template, appending UTF-8 bytes to `output`; see
+  /// ``render(_:partials:missingPartials:)``.
+  public func render(
+    _ value: MustacheValue, into output: inout [UInt8], partials: (any PartialResolver)? = nil,
+    missingPartials: MissingPartialPolicy = .renderEmpty
+  ) throws {
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    try renderer.render(
+      nodes, indent: [], blocks: [:], into: &output,
+      location: Location(template: name, line: 1, column: 1))
+  }
+}

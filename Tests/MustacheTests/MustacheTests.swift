@@ -1,9 +1,0 @@
-import Testing
-
-@testable import Mustache
-
-@Suite struct MustacheSmokeTests {
-  @Test("the module links") func links() {
-    #expect(Bool(true))
-  }
-}
