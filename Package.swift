@@ -28,7 +28,11 @@ let package = Package(
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
     .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
-    .testTarget(name: "TaskpressKitTests", dependencies: ["TaskpressKit", "SQLite", "Mustache"]),
+    .testTarget(
+      name: "TaskpressKitTests",
+      dependencies: ["TaskpressKit", "SQLite", "Mustache"],
+      resources: [.copy("Fixtures")]
+    ),
     .testTarget(name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit"]),
   ],
   swiftLanguageModes: [.v6]
