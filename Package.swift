@@ -27,8 +27,16 @@ let package = Package(
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-    .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "TaskpressKitTests", dependencies: ["TaskpressKit", "SQLite", "Mustache"]),
+    .testTarget(
+      name: "MustacheTests",
+      dependencies: ["Mustache"],
+      resources: [.copy("Fixtures")]
+    ),
+    .testTarget(
+      name: "TaskpressKitTests",
+      dependencies: ["TaskpressKit", "SQLite", "Mustache"],
+      resources: [.copy("Fixtures")]
+    ),
     .testTarget(name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit"]),
   ],
   swiftLanguageModes: [.v6]

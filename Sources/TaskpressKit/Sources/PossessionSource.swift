@@ -18,11 +18,14 @@ public final class PossessionSource {
 
   /// Opens the database and checks the table and its columns.
   ///
+  /// - Parameters:
+  ///   - path: The database file, as the user gave it; warnings and errors name it so.
+  ///   - busyTimeout: How long to wait while another program writes to the file.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
-  public init(path: String) throws {
+  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
     self.path = path
-    source = try SourceDatabase(path: path, table: "possessions")
+    source = try SourceDatabase(path: path, table: "possessions", busyTimeout: busyTimeout)
     idColumn = source.column("id")
     columns = try source.requireColumns(["name", "description", "photo"])
   }

@@ -12,10 +12,10 @@ final class SourceDatabase {
   private var database: Database?
 
   /// Opens `path`, starts the snapshot and finds `table` (an error naming the tables found).
-  init(path: String, table wanted: String) throws {
+  init(path: String, table wanted: String, busyTimeout: Duration) throws {
     file = path
     do {
-      let database = try Database(path: path)
+      let database = try Database(path: path, busyTimeout: busyTimeout)
       try database.beginSnapshot()
       let tables = try Self.tableNames(in: database)
       guard let table = tables.first(where: { Self.sameName($0, wanted) }) else {

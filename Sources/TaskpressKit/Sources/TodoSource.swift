@@ -12,11 +12,14 @@ public final class TodoSource {
 
   /// Opens the database and checks the table and its columns.
   ///
+  /// - Parameters:
+  ///   - path: The database file, as the user gave it; warnings and errors name it so.
+  ///   - busyTimeout: How long to wait while another program writes to the file.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
-  public init(path: String) throws {
+  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
     self.path = path
-    source = try SourceDatabase(path: path, table: "todo")
+    source = try SourceDatabase(path: path, table: "todo", busyTimeout: busyTimeout)
     columns = try source.requireColumns(["pk", "text", "priority", "complete"])
   }
 

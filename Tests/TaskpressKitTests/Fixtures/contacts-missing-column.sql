@@ -1,0 +1,1 @@
+CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT, email TEXT);

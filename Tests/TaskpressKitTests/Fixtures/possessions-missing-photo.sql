@@ -1,0 +1,1 @@
+CREATE TABLE possessions(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, description TEXT);

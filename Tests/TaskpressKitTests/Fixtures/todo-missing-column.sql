@@ -1,0 +1,1 @@
+CREATE TABLE todo(pk INTEGER PRIMARY KEY, text VARCHAR(25), complete BOOLEAN);
