@@ -25,21 +25,17 @@ public final class ChunkSink {
     self.writer = writer
     self.path = path
     ownedByTaskpress = writer.previous.files[path] != nil
+    // Should anything below throw, deinit still runs and frees `buffer`.
     buffer = .allocate(byteCount: OutputWriter.chunkSize, alignment: 16)
-    do {
-      if let existing = try writer.existingTarget(path) {
-        defer { existing.folder.release() }
-        existingFD = openat(existing.folder.fd, existing.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard existingFD >= 0 else {
-          throw OutputError(path: writer.display(path), reason: SystemError.current.reason)
-        }
-        existingModified = existing.info.modificationNanoseconds
-      } else {
-        try startStaging()
+    if let existing = try writer.existingTarget(path) {
+      defer { existing.folder.release() }
+      existingFD = openat(existing.folder.fd, existing.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      guard existingFD >= 0 else {
+        throw OutputError(path: writer.display(path), reason: SystemError.current.reason)
       }
-    } catch {
-      buffer.deallocate()
-      throw error
+      existingModified = existing.info.modificationNanoseconds
+    } else {
+      try startStaging()
     }
   }
 

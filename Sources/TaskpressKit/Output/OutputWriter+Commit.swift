@@ -82,6 +82,10 @@ extension OutputWriter {
 
     if staged.isEmpty && stale.isEmpty && !repairing {
       // Nothing visible changes; only the record may (new mtimes, adopted files).
+      for folder in next.folders.subtracting(needed).sorted(by: OutputPath.precedes).reversed()
+      where removeEmptyFolder(folder) {
+        next.folders.remove(folder)
+      }
       if next != previous || stateFolderExists() {
         let stateFD = try stateFolder()
         if next != previous {

@@ -298,7 +298,7 @@ public final class OutputWriter: @unchecked Sendable {
 
   private func reserve(_ path: String) throws {
     if let problem = OutputPath.problem(path) {
-      throw OutputError(path: display(path), reason: problem)
+      throw OutputError(path: displayRoot + "/" + path, reason: problem)
     }
     if interrupt.isSet { throw OutputError(path: displayRoot, reason: OutputError.interrupted) }
     try state.withLock { (s) throws(OutputError) in

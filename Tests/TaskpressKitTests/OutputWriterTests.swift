@@ -1,0 +1,279 @@
+import Dispatch
+import Glibc
+import Testing
+
+@testable import TaskpressKit
+
+@Suite struct OutputWriterTests {
+  let site = ["index.html": "<h1>home</h1>", "todos/1.html": "one", "todos/2.html": "two"]
+
+  @Test("a first build writes every file and records them in the manifest")
+  func firstBuild() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("out/site")
+    let summary = try build(root, site)
+    #expect(summary.written == 3)
+    #expect(summary.unchanged == 0)
+    #expect(summary.removed == 0)
+    #expect(!summary.repaired)
+    #expect(summary.writtenPaths == ["index.html", "todos/1.html", "todos/2.html"])
+    #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
+    let state = Tree.snapshot(root).keys.filter { $0.hasPrefix(".taskpress") }.sorted()
+    #expect(state == [".taskpress", ".taskpress/manifest"])
+  }
+
+  @Test("the manifest is sorted text: hash, size, mtime, path; then created folders")
+  func manifestText() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, ["b.html": "bb", "a/x.html": "x", "a.html": "a"])
+    let text = String(
+      decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+    let lines = text.split(separator: "\n").map(String.init)
+    #expect(lines.count == 5)
+    #expect(lines.first == "taskpress-manifest 1")
+    #expect(lines.last == "folder a")
+    let paths = lines.dropFirst().dropLast().map { $0.split(separator: " ", maxSplits: 3)[3] }
+    #expect(paths == ["a.html", "a/x.html", "b.html"])
+    let mtime = try #require(modificationTime(root + "/b.html"))
+    #expect(lines[3] == "\(ContentHash.hex(of: Array("bb".utf8))) 2 \(mtime) b.html")
+  }
+
+  @Test("an unchanged file keeps its bytes and its modification time")
+  func unchangedKeepsMtime() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    // Aged files: the manifest's recorded mtime no longer matches, so bytes are compared.
+    try ageFile(root + "/todos/1.html", by: 5)
+    let before = Tree.snapshot(root, includeState: false)
+    let summary = try build(root, site)
+    #expect(summary.written == 0)
+    #expect(summary.unchanged == 3)
+    #expect(summary.removed == 0)
+    #expect(Tree.snapshot(root, includeState: false) == before)
+    // And once more, now trusting the refreshed manifest.
+    #expect(try build(root, site).unchanged == 3)
+    #expect(Tree.snapshot(root, includeState: false) == before)
+  }
+
+  @Test("changed files are replaced, stale ones removed, emptied folders removed")
+  func changedAndStale() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site.merging(["old/gone.html": "bye"]) { a, _ in a })
+    let summary = try build(root, ["index.html": "<h1>new home</h1>", "todos/1.html": "one"])
+    #expect(summary.written == 1)
+    #expect(summary.writtenPaths == ["index.html"])
+    #expect(summary.unchanged == 1)
+    #expect(summary.removed == 2)
+    #expect(summary.removedPaths == ["old/gone.html", "todos/2.html"])
+    #expect(
+      Tree.contents(root) == [
+        "index.html": Array("<h1>new home</h1>".utf8), "todos/1.html": Array("one".utf8),
+      ])
+    #expect(access(root + "/old", F_OK) != 0)
+  }
+
+  @Test("files taskpress did not write are kept, even in folders it uses")
+  func userFilesKept() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try writeFile(root + "/CNAME", "example.org")
+    try writeFile(root + "/.git/config", "[core]")
+    try build(root, site.merging(["extra/page.html": "generated"]) { a, _ in a })
+    try writeFile(root + "/todos/extra.html", "mine")
+    try writeFile(root + "/extra/notes.txt", "mine too")
+    let summary = try build(root, ["index.html": "home"])
+    #expect(summary.removedPaths == ["extra/page.html", "todos/1.html", "todos/2.html"])
+    #expect(
+      Tree.contents(root) == [
+        "CNAME": Array("example.org".utf8), ".git/config": Array("[core]".utf8),
+        "index.html": Array("home".utf8), "todos/extra.html": Array("mine".utf8),
+        "extra/notes.txt": Array("mine too".utf8),
+      ])
+    // The folder it created stays recorded: removed once it is empty.
+    unlink(root + "/extra/notes.txt")
+    try build(root, ["index.html": "home"])
+    #expect(access(root + "/extra", F_OK) != 0)
+    #expect(access(root + "/todos", F_OK) == 0)
+  }
+
+  @Test("a file in the way that taskpress did not write is refused, unless identical")
+  func foreignFile() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try writeFile(root + "/about.html", "hand made")
+    try writeFile(root + "/same.html", "same")
+    let before = Tree.snapshot(root)
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try writer.add("index.html", bytes: Array("home".utf8))
+    let error = outputError { try writer.add("about.html", bytes: Array("generated".utf8)) }
+    #expect(
+      error?.description
+        == "\(root)/about.html: exists and was not written by taskpress; move it away or delete it")
+    writer.abort()
+    #expect(Tree.snapshot(root) == before)
+
+    let summary = try build(root, ["same.html": "same", "index.html": "home"])
+    #expect(summary.unchanged == 1)
+    #expect(summary.written == 1)
+    // Adopted: a later build may now replace it.
+    #expect(try build(root, ["same.html": "changed"]).writtenPaths == ["same.html"])
+    #expect(Tree.contents(root)["about.html"] == Array("hand made".utf8))
+  }
+
+  @Test("an aborted build changes nothing", arguments: [false, true])
+  func abortChangesNothing(existing: Bool) throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    if existing {
+      try build(root, site)
+      try writeFile(root + "/CNAME", "example.org")
+    }
+    let before = Tree.snapshot(tmp.path)
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try writer.add("index.html", bytes: Array("changed".utf8))
+    try writer.add("new/page.html", bytes: Array("new".utf8))
+    try writer.add("todos/1.html", streaming: { try $0.write(Array("streamed".utf8)) })
+    writer.abort()
+    #expect(Tree.snapshot(tmp.path) == before)
+    #expect(outputError { _ = try writer.commit() } != nil)
+  }
+
+  @Test("releasing a writer without committing is an abort")
+  func releaseAborts() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    let before = Tree.snapshot(tmp.path)
+    do {
+      let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+      try writer.add("index.html", bytes: Array("changed".utf8))
+    }
+    #expect(Tree.snapshot(tmp.path) == before)
+  }
+
+  @Test("files can be added from many threads at once")
+  func concurrentAdds() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    let count = 2000
+    let failures = Failures()
+    DispatchQueue.concurrentPerform(iterations: count) { i in
+      do {
+        try writer.add("p\(i % 7)/\(i).html", bytes: Array("page \(i)".utf8))
+      } catch {
+        failures.append("\(error)")
+      }
+    }
+    #expect(failures.all.isEmpty)
+    let summary = try writer.commit()
+    #expect(summary.written == count)
+    let contents = Tree.contents(root)
+    #expect(contents.count == count)
+    #expect(contents["p6/1000.html"] == Array("page 1000".utf8))
+    #expect(try build(root, [:]).removed == count)
+    #expect(Tree.snapshot(root, includeState: false).isEmpty)
+  }
+
+  @Test("a large streamed file is written, then recognized as unchanged, then replaced")
+  func largeStream() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    let size = 40 << 20
+    func produce(_ sink: ChunkSink, lastByte: UInt8) throws {
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      var state: UInt64 = 0x1234_5678
+      var written = 0
+      while written < size {
+        for i in chunk.indices {
+          state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+          chunk[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        if written + chunk.count == size { chunk[chunk.count - 1] = lastByte }
+        try sink.write(chunk)
+        written += chunk.count
+      }
+    }
+    var hasher = ContentHasher()
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try writer.add("photos/big.bin") { sink in
+      try produce(sink, lastByte: 1)
+    }
+    let summary = try writer.commit()
+    #expect(summary.writtenPaths == ["photos/big.bin"])
+    let bytes = try #require(readFile(root + "/photos/big.bin"))
+    #expect(bytes.count == size)
+    hasher.update(bytes)
+    let manifest = String(
+      decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+    #expect(manifest.contains("\(hasher.finalize().hex) \(size) "))
+
+    try ageFile(root + "/photos/big.bin", by: 3)
+    let aged = modificationTime(root + "/photos/big.bin")
+    let again = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try again.add("photos/big.bin") { try produce($0, lastByte: 1) }
+    #expect(try again.commit().unchanged == 1)
+    #expect(modificationTime(root + "/photos/big.bin") == aged)
+
+    let changed = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try changed.add("photos/big.bin") { try produce($0, lastByte: 2) }
+    #expect(try changed.commit().written == 1)
+    let last = try #require(readFile(root + "/photos/big.bin"))
+    #expect(last.count == size)
+    #expect(last.last == 2)
+    #expect(Array(last.dropLast()) == Array(bytes.dropLast()))
+  }
+
+  @Test("a stream shorter or longer than the file on disk replaces it")
+  func streamLengthChanges() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    func stream(_ text: String) throws -> OutputSummary {
+      let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+      try writer.add("f.txt") { sink in
+        for byte in text.utf8 { try sink.write([byte]) }
+      }
+      return try writer.commit()
+    }
+    for text in ["abcdef", "abc", "abcdefgh", "", "abcdefgh"] {
+      #expect(try stream(text).written == 1)
+      #expect(Tree.contents(root)["f.txt"] == Array(text.utf8))
+    }
+    #expect(try stream("abcdefgh").unchanged == 1)
+  }
+}
+
+/// Collects messages from several threads.
+final class Failures: @unchecked Sendable {
+  private var items: [String] = []
+  private var lock = pthread_mutex_t()
+
+  init() { pthread_mutex_init(&lock, nil) }
+  deinit { pthread_mutex_destroy(&lock) }
+
+  func append(_ item: String) {
+    pthread_mutex_lock(&lock)
+    items.append(item)
+    pthread_mutex_unlock(&lock)
+  }
+
+  var all: [String] {
+    pthread_mutex_lock(&lock)
+    defer { pthread_mutex_unlock(&lock) }
+    return items
+  }
+}
