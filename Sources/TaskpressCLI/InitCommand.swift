@@ -6,7 +6,9 @@ enum InitCommand {
     do {
       let written = try Scaffold.write(into: directory)
       let prefix = directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
-      io.out("wrote \(written.count) files into \(directory == "." ? "the current folder" : directory)\n")
+      io.out(
+        "wrote \(written.count) files into \(directory == "." ? "the current folder" : directory)\n"
+      )
       io.out(
         """
         next: edit \(prefix)taskpress.json (the databases to read), change the templates in \

@@ -32,6 +32,7 @@ public enum Build {
   ///   - sourceDateEpoch: `SOURCE_DATE_EPOCH`, the only way a date reaches the output.
   ///   - interrupt: set by SIGINT or SIGTERM; polled until the commit starts.
   ///   - reporter: receives warnings and progress.
+  /// - Returns: what was written, kept and removed.
   /// - Throws: ``BuildError``, ``SourceError``, ``ThemeError``, `TemplateError`, ``OutputError``.
   public static func run(
     _ options: BuildOptions, sourceDateEpoch: String? = nil,
@@ -212,7 +213,8 @@ public enum Build {
     if plan.hasPossessions {
       let urls = photoFiles.mapValues(\.path)
       try writer.add(
-        "data/possessions.json", bytes: DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
+        "data/possessions.json",
+        bytes: DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
       try writer.add(
         "data/possessions.csv", bytes: DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
     }

@@ -35,7 +35,9 @@ enum DataExport {
 
   // MARK: - Possessions
 
-  static let possessionColumns = ["id", "name", "description", "photo", "photo_width", "photo_height"]
+  static let possessionColumns = [
+    "id", "name", "description", "photo", "photo_width", "photo_height",
+  ]
 
   static func possessionsJSON(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
     var json = JSONWriter()

@@ -48,10 +48,13 @@ struct PageContext: Sendable {
     case .index(let number):
       number == 1 ? labels["tasks"] : "\(labels["tasks"]) · \(labels["page"]) \(number)"
     case .board: labels["board"]
-    case .todo(let position): nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
+    case .todo(let position):
+      nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
     case .possessions: labels["possessions"]
     case .possession(let position):
-      nonEmpty(plan.possessions[position].name, "\(labels["possessions"]) \(plan.possessions[position].id)")
+      nonEmpty(
+        plan.possessions[position].name, "\(labels["possessions"]) \(plan.possessions[position].id)"
+      )
     case .contacts: labels["contacts"]
     case .contact(let position):
       nonEmpty(plan.contacts[position].name, "\(labels["contacts"]) \(plan.contacts[position].id)")
@@ -280,7 +283,8 @@ struct PageContext: Sendable {
       "pages": .array(
         (1...plan.pageCount).map { page in
           .object([
-            "number": .int(Int64(page)), "url": .string(url(page)), "current": .bool(page == number),
+            "number": .int(Int64(page)), "url": .string(url(page)),
+            "current": .bool(page == number),
           ])
         }),
     ]
@@ -357,7 +361,10 @@ struct PageContext: Sendable {
   }
 
   private func letterGroup(_ letter: String, _ contacts: [MustacheValue]) -> MustacheValue {
-    .object(["letter": .string(letter), "anchor": .string(Self.anchor(letter)), "contacts": .array(contacts)])
+    .object([
+      "letter": .string(letter), "anchor": .string(Self.anchor(letter)),
+      "contacts": .array(contacts),
+    ])
   }
 
   /// The upper-cased first character of a name, or `#` when it does not start with a letter.

@@ -38,7 +38,8 @@ public enum Scaffold {
       let parent = (full as NSString).deletingLastPathComponent
       do {
         try manager.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        try Data(file.contents.utf8).write(to: URL(fileURLWithPath: full), options: .withoutOverwriting)
+        try Data(file.contents.utf8).write(
+          to: URL(fileURLWithPath: full), options: .withoutOverwriting)
       } catch {
         throw BuildError("\(full): cannot write the file (\(error.localizedDescription))")
       }

@@ -87,7 +87,9 @@ struct Theme: Sendable {
   /// The body template of a page kind: `index.html` or `index.md`, a user's file first.
   func bodyTemplate(_ base: String) throws -> String {
     let candidates = [base + ".html", base + ".md"]
-    let user = candidates.filter { files[$0].map { !$0.displayPath.hasPrefix("(built-in)") } ?? false }
+    let user = candidates.filter {
+      files[$0].map { !$0.displayPath.hasPrefix("(built-in)") } ?? false
+    }
     if let first = user.first { return first }
     if let first = candidates.first(where: { files[$0] != nil }) { return first }
     throw ThemeError("the theme has no template '\(base).html' or '\(base).md'")
