@@ -158,6 +158,22 @@ enum Configuration {
 
   private static func join(_ base: String, _ path: String) -> String {
     if path.hasPrefix("/") || base.isEmpty || base == "." { return path }
-    return base.hasSuffix("/") ? base + path : base + "/" + path
+    return normalize(base + "/" + path)
+  }
+
+  /// Removes `.` and `folder/..` from a path without touching the file system.
+  static func normalize(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+      if part == "." { continue }
+      if part == "..", let last = parts.last, last != ".." {
+        parts.removeLast()
+      } else {
+        parts.append(part)
+      }
+    }
+    let joined = parts.joined(separator: "/")
+    if path.hasPrefix("/") { return "/" + joined }
+    return joined.isEmpty ? "." : joined
   }
 }
