@@ -179,7 +179,7 @@ private struct JSONParser {
       let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
       text.append(contentsOf: Array(String(character).utf8))
     default:
-      position -= 1
+      position -= 2
       throw error("invalid escape '\\\(describeByte(byte))' in a string")
     }
   }
