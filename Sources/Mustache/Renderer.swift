@@ -17,10 +17,13 @@ struct Renderer {
   /// Renders `nodes`.
   ///
   /// - Parameters:
+  ///   - nodes: The nodes to render.
   ///   - indent: Prepended to each line: the indentation of the standalone partials and
   ///     blocks the nodes are expanded into.
   ///   - blocks: The block arguments in force, by name.
+  ///   - output: Where the rendered bytes are appended.
   ///   - location: The tag that led here, for the nesting error.
+  /// - Throws: ``TemplateError`` for a missing partial (when strict) or too deep nesting.
   mutating func render(
     _ nodes: [Node], indent: [UInt8], blocks: [String: Block], into output: inout [UInt8],
     location: Location

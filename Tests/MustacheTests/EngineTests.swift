@@ -4,34 +4,39 @@ import Testing
 @testable import Mustache
 
 @Suite struct EngineTests {
-  @Test("escaping is chosen by the template's extension", arguments: [
-    ("todo.md", Escaping.markdown), ("Templates/page.MD", .markdown), ("a.markdown", .markdown),
-    ("layout.html", .html), ("x.txt", .html), ("noextension", .html), (".md", .html),
-    ("dir.md/file", .html),
-  ])
+  @Test(
+    "escaping is chosen by the template's extension",
+    arguments: [
+      ("todo.md", Escaping.markdown), ("Templates/page.MD", .markdown), ("a.markdown", .markdown),
+      ("layout.html", .html), ("x.txt", .html), ("noextension", .html), (".md", .html),
+      ("dir.md/file", .html),
+    ])
   func escapingForPath(_ path: String, _ escaping: Escaping) {
     #expect(Escaping(forPath: path) == escaping)
   }
 
   @Test("HTML escaping escapes & < > \" and '") func htmlEscaping() {
-    #expect(Escaping.html.escape(#"<a href="x">Tom & 'Jerry'</a>"#)
-      == "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;")
+    #expect(
+      Escaping.html.escape(#"<a href="x">Tom & 'Jerry'</a>"#)
+        == "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;")
   }
 
-  @Test("Markdown escaping", arguments: [
-    ("# Title", "\\# Title"),
-    ("1. one", "1\\. one"),
-    ("a\nb", "a\\\nb"),
-    ("a\r\nb\rc", "a\\\nb\\\nc"),
-    ("    code", "&#32;&#32;&#32;&#32;code"),
-    ("a\n  - b", "a\\\n&#32;&#32;\\- b"),
-    ("trailing  \nx", "trailing&#32;&#32;\\\nx"),
-    ("end\n\n", "end"),
-    ("tab\there", "tab\there"),
-    ("\u{202E}é", "\u{202E}é"),
-    ("{{x}}", "\\{\\{x\\}\\}"),
-    ("a\u{0}b\u{7}", "a&#65533;b&#7;"),
-  ])
+  @Test(
+    "Markdown escaping",
+    arguments: [
+      ("# Title", "\\# Title"),
+      ("1. one", "1\\. one"),
+      ("a\nb", "a\\\nb"),
+      ("a\r\nb\rc", "a\\\nb\\\nc"),
+      ("    code", "&#32;&#32;&#32;&#32;code"),
+      ("a\n  - b", "a\\\n&#32;&#32;\\- b"),
+      ("trailing  \nx", "trailing&#32;&#32;\\\nx"),
+      ("end\n\n", "end"),
+      ("tab\there", "tab\there"),
+      ("\u{202E}é", "\u{202E}é"),
+      ("{{x}}", "\\{\\{x\\}\\}"),
+      ("a\u{0}b\u{7}", "a&#65533;b&#7;"),
+    ])
   func markdownEscaping(_ value: String, _ escaped: String) {
     #expect(Escaping.markdown.escape(value) == escaped)
   }
@@ -48,7 +53,8 @@ import Testing
     let partials = try DictionaryPartialResolver(sources: [
       "item.html": "{{#items}}\n<li>\n  {{text}}\n</li>\n{{/items}}\n"
     ])
-    let output = try template.render(["items": [["text": "a\nb"], ["text": "c"]]], partials: partials)
+    let output = try template.render(
+      ["items": [["text": "a\nb"], ["text": "c"]]], partials: partials)
     #expect(output == "<ul>\n  <li>\n    a\nb\n  </li>\n  <li>\n    c\n  </li>\n</ul>\n")
   }
 
@@ -65,7 +71,8 @@ import Testing
 
   @Test("a layout with blocks, a section and a partial") func layout() throws {
     let partials = try DictionaryPartialResolver(sources: [
-      "layout.html": "<title>{{$title}}Tasks{{/title}}</title>\n<main>\n  {{$body}}{{/body}}\n</main>\n",
+      "layout.html":
+        "<title>{{$title}}Tasks{{/title}}</title>\n<main>\n  {{$body}}{{/body}}\n</main>\n",
       "row.html": "<li>{{text}}</li>\n",
     ])
     let page = try Template(
@@ -79,7 +86,9 @@ import Testing
         {{/body}}
         {{/layout}}
         """, name: "index.html")
-    let data: MustacheValue = ["name": "Home & Away", "todos": [["text": "milk"], ["text": "eggs"]]]
+    let data: MustacheValue = [
+      "name": "Home & Away", "todos": [["text": "milk"], ["text": "eggs"]],
+    ]
     let output = try page.render(data, partials: partials)
     #expect(
       output

@@ -3,12 +3,14 @@ import Testing
 @testable import Mustache
 
 @Suite struct ValueTests {
-  @Test("numbers print as the spec prints them", arguments: [
-    (MustacheValue.int(85), "85"), (.double(1.21), "1.21"), (.double(85.0), "85"),
-    (.double(-0.5), "-0.5"), (.double(1e21), "1e+21"), (.int(-7), "-7"),
-    (.double(.nan), "NaN"), (.double(-.infinity), "-Infinity"), (.bool(true), "true"),
-    (.null, ""), (.object(["a": 1]), ""), (.array([1, "b", 2.5]), "1,b,2.5"),
-  ])
+  @Test(
+    "numbers print as the spec prints them",
+    arguments: [
+      (MustacheValue.int(85), "85"), (.double(1.21), "1.21"), (.double(85.0), "85"),
+      (.double(-0.5), "-0.5"), (.double(1e21), "1e+21"), (.int(-7), "-7"),
+      (.double(.nan), "NaN"), (.double(-.infinity), "-Infinity"), (.bool(true), "true"),
+      (.null, ""), (.object(["a": 1]), ""), (.array([1, "b", 2.5]), "1,b,2.5"),
+    ])
   func interpolation(_ value: MustacheValue, _ text: String) {
     #expect(value.interpolatedText == text)
   }
@@ -27,21 +29,24 @@ import Testing
   }
 
   @Test("a boolean renders as true or false and a 1 as 1") func jsonBooleansRender() throws {
-    let template = try Template(source: "{{t}} {{one}} {{oneDouble}} {{#f}}no{{/f}}", name: "x.html")
+    let template = try Template(
+      source: "{{t}} {{one}} {{oneDouble}} {{#f}}no{{/f}}", name: "x.html")
     let data = try MustacheValue(json: #"{"t": true, "one": 1, "oneDouble": 1.0, "f": false}"#)
     #expect(try template.render(data) == "true 1 1 ")
   }
 
-  @Test("invalid JSON is an error with line and column", arguments: [
-    ("", "line 1, column 1: unexpected end of input"),
-    ("{\"a\" 1}", "line 1, column 6: expected ':' after an object key"),
-    ("[1,\n 2,,]", "line 2, column 4: unexpected character ','"),
-    ("\"abc", "line 1, column 5: a string is never closed"),
-    ("tru", "line 1, column 1: unexpected character 't'"),
-    ("1 2", "line 1, column 3: unexpected character '2' after the end of the document"),
-    ("01", "line 1, column 2: unexpected character '1' after the end of the document"),
-    ("\"\\x\"", "line 1, column 2: invalid escape '\\x' in a string"),
-  ])
+  @Test(
+    "invalid JSON is an error with line and column",
+    arguments: [
+      ("", "line 1, column 1: unexpected end of input"),
+      ("{\"a\" 1}", "line 1, column 6: expected ':' after an object key"),
+      ("[1,\n 2,,]", "line 2, column 4: unexpected character ','"),
+      ("\"abc", "line 1, column 5: a string is never closed"),
+      ("tru", "line 1, column 1: unexpected character 't'"),
+      ("1 2", "line 1, column 3: unexpected character '2' after the end of the document"),
+      ("01", "line 1, column 2: unexpected character '1' after the end of the document"),
+      ("\"\\x\"", "line 1, column 2: invalid escape '\\x' in a string"),
+    ])
   func invalidJSON(_ json: String, _ message: String) {
     #expect(throws: JSONError.self) { try MustacheValue(json: json) }
     do {

@@ -64,10 +64,13 @@ import Testing
       let html = Markdown.html(from: try template.render(["s": .string(value)]))
       let lines = Self.lines(of: value)
       let expected =
-        lines == [""] ? "" : "<p>" + lines.map(Self.escapeHTML).joined(separator: "<br />\n") + "</p>\n"
+        lines == [""]
+        ? "" : "<p>" + lines.map(Self.escapeHTML).joined(separator: "<br />\n") + "</p>\n"
       #expect(html == expected, "value: \(value.debugDescription)")
-      #expect(Self.elements(in: html).isSubset(of: ["p", "br"]), "value: \(value.debugDescription)")
-      #expect(Self.decodeText(of: html) == lines.joined(separator: "\n") + (lines == [""] ? "" : "\n"))
+      #expect(
+        Self.elements(in: html).isSubset(of: ["p", "br"]), "value: \(value.debugDescription)")
+      #expect(
+        Self.decodeText(of: html) == lines.joined(separator: "\n") + (lines == [""] ? "" : "\n"))
     }
   }
 
@@ -76,14 +79,16 @@ import Testing
     let template = try Template(source: "Task: {{s}} (done)\n\nNext", name: "todo.md")
     for value in Self.strings {
       let html = Markdown.html(from: try template.render(["s": .string(value)]))
-      #expect(Self.elements(in: html).isSubset(of: ["p", "br"]), "value: \(value.debugDescription)")
+      #expect(
+        Self.elements(in: html).isSubset(of: ["p", "br"]), "value: \(value.debugDescription)")
       #expect(html.hasSuffix("<p>Next</p>\n"), "value: \(value.debugDescription)")
       #expect(html.components(separatedBy: "<p>").count == 3, "value: \(value.debugDescription)")
     }
   }
 
   @Test("a value in a .html template reads back as exactly its text") func html() throws {
-    let template = try Template(source: "<p title=\"{{s}}\" data-x='{{s}}'>{{s}}</p>", name: "t.html")
+    let template = try Template(
+      source: "<p title=\"{{s}}\" data-x='{{s}}'>{{s}}</p>", name: "t.html")
     for value in Self.strings {
       let html = try template.render(["s": .string(value)])
       let escaped = Self.escapeHTML(value).replacingOccurrences(of: "'", with: "&#39;")
