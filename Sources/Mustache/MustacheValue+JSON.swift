@@ -57,9 +57,15 @@ private struct JSONParser {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
     case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-    case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-    case UInt8(ascii: "n"): try expectWord("null"); return .null
+    case UInt8(ascii: "t"):
+      try expectWord("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectWord("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectWord("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
     default: throw error("unexpected \(describeCurrent())")
     }
@@ -179,7 +185,7 @@ private struct JSONParser {
       let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
       text.append(contentsOf: Array(String(character).utf8))
     default:
-      position -= 1
+      position -= 2
       throw error("invalid escape '\\\(describeByte(byte))' in a string")
     }
   }
@@ -238,7 +244,8 @@ private struct JSONParser {
   mutating func expectWord(_ word: StaticString) throws(JSONError) {
     let count = word.utf8CodeUnitCount
     let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
-    guard position + count <= bytes.count, bytes[position..<position + count].elementsEqual(expected)
+    guard position + count <= bytes.count,
+      bytes[position..<position + count].elementsEqual(expected)
     else { throw error("unexpected \(describeCurrent())") }
     position += count
   }

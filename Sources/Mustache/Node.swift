@@ -22,7 +22,9 @@ struct Name: Sendable, Equatable {
   var parts: [String]
 
   init(_ text: String) {
-    parts = text == "." ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    parts =
+      text == "."
+      ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
   }
 }
 

@@ -141,7 +141,7 @@ struct Parser {
       case UInt8(ascii: "{"):
         closing = [UInt8(ascii: "}")] + closeDelimiter
         contentStart += 1
-      case UInt8(ascii: "=") :
+      case UInt8(ascii: "="):
         closing = [UInt8(ascii: "=")] + closeDelimiter
         contentStart += 1
       case UInt8(ascii: "#"), UInt8(ascii: "^"), UInt8(ascii: "/"), UInt8(ascii: "!"),
@@ -414,7 +414,8 @@ struct Parser {
       while contentStart < lineEnd, source[contentStart] == 0x20 || source[contentStart] == 0x09 {
         contentStart += 1
       }
-      let isBlank = contentStart == lineEnd || (contentStart + 1 == lineEnd && source[contentStart] == 0x0D)
+      let isBlank =
+        contentStart == lineEnd || (contentStart + 1 == lineEnd && source[contentStart] == 0x0D)
       if !isBlank {
         let indentation = source[lineStart..<contentStart]
         if let current = common {

@@ -13,13 +13,37 @@ public protocol PartialResolver: Sendable {
 }
 
 extension PartialResolver {
+  /// The extension of the file `includer` names, with its dot (`.md` for `Templates/todo.md`),
+  /// or `nil` when it has none.
+  static func pathExtension(of includer: String) -> Substring? {
+    let bytes = includer.utf8
+    var index = bytes.endIndex
+    while index > bytes.startIndex {
+      let previous = bytes.index(before: index)
+      switch bytes[previous] {
+      case UInt8(ascii: "/"):
+        return nil
+      case UInt8(ascii: "."):
+        // A leading dot starts a hidden file's name, not an extension.
+        if previous == bytes.startIndex || bytes[bytes.index(before: previous)] == UInt8(ascii: "/")
+        {
+          return nil
+        }
+        return includer[previous...]
+      default:
+        index = previous
+      }
+    }
+    return nil
+  }
+
   /// The names to try for `{{> name}}` in `includer`: `name` with the includer's extension
   /// (`header` from `todo.md` is `header.md`), then `name` as written.
   static func candidates(for name: String, includedFrom includer: String) -> [String] {
-    let fileName = includer.split(separator: "/").last.map(String.init) ?? includer
-    guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return [name] }
-    let pathExtension = String(fileName[dot...])
-    return name.hasSuffix(pathExtension) ? [name] : [name + pathExtension, name]
+    guard let pathExtension = pathExtension(of: includer), !name.hasSuffix(pathExtension) else {
+      return [name]
+    }
+    return [name + pathExtension, name]
   }
 }
 
@@ -31,7 +55,8 @@ public struct DictionaryPartialResolver: PartialResolver {
 
   /// Creates a resolver holding `templates`, found by their names.
   public init(templates: [Template]) {
-    self.templates = Dictionary(templates.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    self.templates = Dictionary(
+      templates.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
   }
 
   /// Parses `sources`, a dictionary from name (e.g. `header.md`) to template text; each
@@ -47,10 +72,12 @@ public struct DictionaryPartialResolver: PartialResolver {
   }
 
   public func partial(named name: String, includedFrom includer: String) -> Template? {
-    for candidate in Self.candidates(for: name, includedFrom: includer) {
-      if let template = templates[candidate] { return template }
+    if let pathExtension = Self.pathExtension(of: includer), !name.hasSuffix(pathExtension),
+      let template = templates[name + pathExtension]
+    {
+      return template
     }
-    return nil
+    return templates[name]
   }
 }
 
@@ -63,7 +90,7 @@ public final class DirectoryPartialResolver: PartialResolver, @unchecked Sendabl
   /// The directory partials are read from.
   public let directory: String
   private let lock = NSLock()
-  // Guarded by `lock`. A cached `nil` is a file that does not exist.
+  // Guarded by `lock`: the answer for each extension and name, or `nil` for no such file.
   private var cache: [String: Template?] = [:]
 
   /// Creates a resolver reading partials from `directory`.
@@ -72,32 +99,32 @@ public final class DirectoryPartialResolver: PartialResolver, @unchecked Sendabl
   }
 
   public func partial(named name: String, includedFrom includer: String) throws -> Template? {
-    guard Self.isSafe(name) else { return nil }
-    for candidate in Self.candidates(for: name, includedFrom: includer) {
-      if let template = try load(candidate) { return template }
+    let key = (Self.pathExtension(of: includer) ?? "") + "/" + name
+    if let cached = lock.withLock({ cache[key] }) { return cached }
+    var found: Template?
+    if Self.isSafe(name) {
+      for candidate in Self.candidates(for: name, includedFrom: includer) {
+        found = try load(candidate)
+        if found != nil { break }
+      }
     }
-    return nil
+    lock.withLock { cache[key] = .some(found) }
+    return found
   }
 
   private func load(_ name: String) throws -> Template? {
-    let path = directory.isEmpty ? name : (directory.hasSuffix("/") ? directory : directory + "/") + name
-    let cached = lock.withLock { cache[path] }
-    if let cached { return cached }
+    let path =
+      directory.isEmpty ? name : (directory.hasSuffix("/") ? directory : directory + "/") + name
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
       !isDirectory.boolValue
-    else {
-      lock.withLock { cache[path] = .some(nil) }
-      return nil
-    }
+    else { return nil }
     guard let data = FileManager.default.contents(atPath: path) else {
       throw TemplateError(
         .unreadablePartial(path, reason: "permission denied or I/O error"), template: path,
         line: 1, column: 1)
     }
-    let template = try Template(bytes: [UInt8](data), name: path)
-    lock.withLock { cache[path] = .some(template) }
-    return template
+    return try Template(bytes: [UInt8](data), name: path)
   }
 
   private static func isSafe(_ name: String) -> Bool {

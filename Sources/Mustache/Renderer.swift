@@ -17,12 +17,15 @@ struct Renderer {
   /// Renders `nodes`.
   ///
   /// - Parameters:
+  ///   - nodes: The nodes to render.
   ///   - indent: Prepended to each line: the indentation of the standalone partials and
   ///     blocks the nodes are expanded into.
   ///   - blocks: The block arguments in force, by name.
+  ///   - output: Where the rendered bytes are appended.
   ///   - location: The tag that led here, for the nesting error.
+  /// - Throws: ``TemplateError`` for a missing partial (when strict) or too deep nesting.
   mutating func render(
-    _ nodes: [Node], indent: [UInt8], blocks: [String: [Node]], into output: inout [UInt8],
+    _ nodes: [Node], indent: [UInt8], blocks: [String: Block], into output: inout [UInt8],
     location: Location
   ) throws {
     depth += 1
@@ -48,21 +51,21 @@ struct Renderer {
         // Arguments from further out win: the outermost template has the last word.
         var arguments = blocks
         for (name, block) in parent.arguments where arguments[name] == nil {
-          arguments[name] = block.nodes
+          arguments[name] = block
         }
         try expand(parent.call, indent: indent, blocks: arguments, into: &output)
       case .block(let block):
-        let content = blocks[block.name] ?? block.nodes
+        let argument = blocks[block.name]
+        let content = argument?.nodes ?? block.nodes
         guard block.isStandalone else {
           try render(content, indent: indent, blocks: blocks, into: &output, location: location)
           continue
         }
         let blockIndent = indent + block.indent
-        if let first = content.first {
-          if case .lineStart = first {
-          } else {
-            output.append(contentsOf: blockIndent)
-          }
+        // An argument written inline starts mid-line, so its first line gets no indentation
+        // from a line start of its own.
+        if let argument, !argument.isStandalone, !content.isEmpty {
+          output.append(contentsOf: blockIndent)
         }
         try render(content, indent: blockIndent, blocks: blocks, into: &output, location: location)
       }
@@ -70,7 +73,7 @@ struct Renderer {
   }
 
   private mutating func render(
-    _ section: Section, indent: [UInt8], blocks: [String: [Node]], into output: inout [UInt8]
+    _ section: Section, indent: [UInt8], blocks: [String: Block], into output: inout [UInt8]
   ) throws {
     let value = lookUp(section.name) ?? .null
     if section.isInverted {
@@ -96,7 +99,7 @@ struct Renderer {
   }
 
   private mutating func expand(
-    _ call: PartialCall, indent: [UInt8], blocks: [String: [Node]], into output: inout [UInt8]
+    _ call: PartialCall, indent: [UInt8], blocks: [String: Block], into output: inout [UInt8]
   ) throws {
     var name = call.name
     if let dynamicName = call.dynamicName {

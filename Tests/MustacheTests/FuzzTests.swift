@@ -40,7 +40,8 @@ import Testing
       case .delete:
         guard count > 0 else { continue }
         let start = Int.random(in: 0..<count, using: &generator)
-        characters.removeSubrange(start..<min(count, start + Int.random(in: 1...8, using: &generator)))
+        characters.removeSubrange(
+          start..<min(count, start + Int.random(in: 1...8, using: &generator)))
       }
     }
     return String(characters)
@@ -64,7 +65,8 @@ import Testing
       do {
         let template = try Template(source: source, name: "fuzz.html")
         let partials = try DictionaryPartialResolver(sources: partialSources)
-        let policy: MissingPartialPolicy = Bool.random(using: &generator) ? .throwError : .renderEmpty
+        let policy: MissingPartialPolicy =
+          Bool.random(using: &generator) ? .throwError : .renderEmpty
         _ = try template.render(base.data, partials: partials, missingPartials: policy)
         rendered += 1
       } catch let error as TemplateError {

@@ -36,7 +36,8 @@ import Testing
       let json = try JSONSerialization.jsonObject(with: data)
       let document = try MustacheValue(jsonBytes: [UInt8](data))
       guard let root = json as? [String: Any], let tests = root["tests"] as? [[String: Any]],
-        case .object(let parsedRoot) = document, case .array(let parsedTests)? = parsedRoot["tests"],
+        case .object(let parsedRoot) = document,
+        case .array(let parsedTests)? = parsedRoot["tests"],
         parsedTests.count == tests.count
       else { throw CocoaError(.fileReadCorruptFile) }
       for (test, parsed) in zip(tests, parsedTests) {
