@@ -37,7 +37,8 @@ let package = Package(
       dependencies: ["TaskpressKit", "SQLite", "Mustache"],
       resources: [.copy("Fixtures")]
     ),
-    .testTarget(name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit"]),
+    .testTarget(
+      name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )

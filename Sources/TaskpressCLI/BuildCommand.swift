@@ -5,7 +5,8 @@ import TaskpressKit
 /// `taskpress build`: merges the options, runs the build, reports.
 enum BuildCommand {
   static func run(
-    _ parsed: ParsedArguments, io: CommandIO, interrupt: InterruptFlag = .process
+    _ parsed: ParsedArguments, io: CommandIO, interrupt: InterruptFlag = .process,
+    busyTimeout: Duration = .seconds(5)
   ) -> Int32 {
     let options: BuildOptions
     do {
@@ -32,7 +33,7 @@ enum BuildCommand {
     do {
       summary = try Build.run(
         options, sourceDateEpoch: io.environment["SOURCE_DATE_EPOCH"], interrupt: interrupt,
-        reporter: reporter)
+        busyTimeout: busyTimeout, reporter: reporter)
     } catch {
       progress.clear()
       if interrupt.isSet {

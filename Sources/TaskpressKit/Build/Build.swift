@@ -31,12 +31,14 @@ public enum Build {
   ///   - options: the merged options.
   ///   - sourceDateEpoch: `SOURCE_DATE_EPOCH`, the only way a date reaches the output.
   ///   - interrupt: set by SIGINT or SIGTERM; polled until the commit starts.
+  ///   - busyTimeout: how long to wait for a database another program is writing.
   ///   - reporter: receives warnings and progress.
   /// - Returns: what was written, kept and removed.
   /// - Throws: ``BuildError``, ``SourceError``, ``ThemeError``, `TemplateError`, ``OutputError``.
   public static func run(
     _ options: BuildOptions, sourceDateEpoch: String? = nil,
-    interrupt: InterruptFlag = .process, reporter: Reporter
+    interrupt: InterruptFlag = .process, busyTimeout: Duration = .seconds(5),
+    reporter: Reporter
   ) throws -> BuildSummary {
     let started = ContinuousClock.now
     let theme = try Theme.load(overrides: options.templates)
@@ -47,7 +49,7 @@ public enum Build {
     var data = SiteData()
     var warnings: [BuildWarning] = []
     if let path = options.todos {
-      let source = try TodoSource(path: path)
+      let source = try TodoSource(path: path, busyTimeout: busyTimeout)
       defer { source.close() }
       let loaded = try source.load()
       data.todos = loaded.todos
@@ -57,7 +59,7 @@ public enum Build {
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
     if let path = options.possessions {
-      let source = try PossessionSource(path: path)
+      let source = try PossessionSource(path: path, busyTimeout: busyTimeout)
       possessionSource = source
       let loaded = try source.load()
       data.possessions = loaded.possessions
@@ -65,7 +67,7 @@ public enum Build {
       warnings += loaded.warnings
     }
     if let path = options.contacts {
-      let source = try ContactSource(path: path)
+      let source = try ContactSource(path: path, busyTimeout: busyTimeout)
       defer { source.close() }
       let loaded = try source.load()
       data.contacts = loaded.contacts

@@ -1,0 +1,202 @@
+import Foundation
+@_spi(Testing) import SQLite
+import Testing
+
+@testable import TaskpressCLI
+@testable import TaskpressKit
+
+/// The sample databases of `shared/corpora/` beside the repository (or beside a parent folder).
+enum Corpus {
+  static let sampleDatabases: URL? = {
+    var folder = URL(filePath: #filePath).deletingLastPathComponent()
+    while folder.path != "/" {
+      folder = folder.deletingLastPathComponent()
+      let candidate = folder.appending(path: "shared/corpora/sample-dbs/icodeblog-todo")
+      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+    }
+    return nil
+  }()
+
+  static let sampleNames = [
+    "IdeaCore_todo_13e068b_todo.sqlite": 4,
+    "aquillano_Todo_669e405_todo.sqlite": 4,
+    "lbain_Todo-Fun_4a173f4_todo2.sqlite": 1,
+    "lbain_Todo-Fun_f61d735_todo1.sqlite": 3,
+    "photon-labs_todolist_4f94c00_todo.sqlite": 4,
+    "photon-labs_todolist_7c71ac1_build_todo.app_todo.sqlite": 4,
+  ]
+}
+
+/// Every file under `root` (but `.taskpress/`) with its bytes.
+func tree(_ root: String) -> [String: Data] {
+  var files: [String: Data] = [:]
+  guard let enumerator = FileManager.default.enumerator(atPath: root) else { return files }
+  while let path = enumerator.nextObject() as? String {
+    if path.hasPrefix(".taskpress") { continue }
+    var isFolder: ObjCBool = false
+    let full = root + "/" + path
+    if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
+      files[path] = FileManager.default.contents(atPath: full)
+    }
+  }
+  return files
+}
+
+@Suite struct BuildCommandTests {
+  @Test(
+    "builds each real sample database, a page for every row",
+    arguments: Corpus.sampleNames.keys.sorted())
+  func sampleDatabase(name: String) throws {
+    let folder = try #require(Corpus.sampleDatabases, "shared/corpora/sample-dbs/ not found")
+    let database = folder.appending(path: name).path
+    let before = try Data(contentsOf: URL(filePath: database))
+    let output = try makeTemporaryFolder() + "/site"
+    let result = runTaskpress(["build", "--todos", database, "--output", output, "--quiet"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.isEmpty)
+    let pages = tree(output).keys.filter { $0.hasPrefix("todos/") }
+    #expect(pages.count == Corpus.sampleNames[name])
+    #expect(try Data(contentsOf: URL(filePath: database)) == before)
+  }
+
+  @Test("a todo table without priority exits 1 naming file, table and column; input unchanged")
+  func missingPriority() throws {
+    let folder = try makeTemporaryFolder()
+    let database = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: database,
+      sql: "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, complete BOOLEAN);"
+        + "INSERT INTO todo VALUES (1, 'a', 0);")
+    let before = try Data(contentsOf: URL(filePath: database))
+    let result = runTaskpress(["build", "--todos", database, "--output", folder + "/site"])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == """
+        error: \(database): table 'todo' has no column 'priority' (found: pk, text, complete)
+        the site in '\(folder)/site' was not changed
+
+        """)
+    #expect(try Data(contentsOf: URL(filePath: database)) == before)
+    #expect(!FileManager.default.fileExists(atPath: folder + "/site"))
+  }
+
+  @Test(
+    "files that are not usable databases exit 1 with a message naming the file",
+    arguments: [
+      ("empty.sqlite", Data(), "file is empty, not a SQLite database"),
+      ("notes.txt", Data("remember the milk\n".utf8), "not a SQLite database"),
+      (
+        "garbage.sqlite",
+        Data("SQLite format 3\u{0}".utf8) + Data(repeating: 0xA5, count: 4080),
+        "not a SQLite database"
+      ),
+    ])
+  func unusableFiles(name: String, contents: Data, message: String) throws {
+    let folder = try makeTemporaryFolder()
+    let path = folder + "/" + name
+    try contents.write(to: URL(filePath: path))
+    let result = runTaskpress(["build", "--todos", path, "--output", folder + "/site"])
+    #expect(result.status == 1)
+    #expect(result.stderr.hasPrefix("error: \(path): "))
+    #expect(result.stderr.contains(message) || result.stderr.contains("malformed"))
+    #expect(try Data(contentsOf: URL(filePath: path)) == contents)
+  }
+
+  @Test("a truncated database exits 1 naming the file")
+  func truncated() throws {
+    let folder = try makeTemporaryFolder()
+    let path = folder + "/todo.sqlite"
+    var sql =
+      "BEGIN; CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);"
+    for pk in 1...400 {
+      sql += "INSERT INTO todo VALUES (\(pk), '\(String(repeating: "x", count: 100))', 1, 0);"
+    }
+    sql += "COMMIT;"
+    try Database.createForTesting(at: path, sql: sql)
+    let whole = try Data(contentsOf: URL(filePath: path))
+    for length in [100, 1024, 4096 + 512, whole.count / 2] {
+      try whole.prefix(length).write(to: URL(filePath: path))
+      let result = runTaskpress(["build", "--todos", path, "--output", folder + "/site"])
+      #expect(result.status == 1, "cut at \(length)")
+      #expect(result.stderr.hasPrefix("error: \(path): "), "cut at \(length): \(result.stderr)")
+    }
+  }
+
+  @Test("a missing database exits 1 naming it")
+  func missingDatabase() throws {
+    let folder = try makeTemporaryFolder()
+    let result = runTaskpress(["build", "--todos", folder + "/nope.sqlite", "--output", folder])
+    #expect(result.status == 1)
+    #expect(result.stderr.hasPrefix("error: \(folder)/nope.sqlite: no such file\n"))
+    #expect(!FileManager.default.fileExists(atPath: folder + "/nope.sqlite"))
+  }
+
+  @Test("a database locked by a writer exits 1 with a message naming the file")
+  func locked() throws {
+    let folder = try makeTemporaryFolder()
+    let path = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: path,
+      sql: "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);")
+    let writer = try Database.openWritableForTesting(at: path)
+    try writer.execute("BEGIN EXCLUSIVE; INSERT INTO todo VALUES (1, 'x', 1, 0);")
+    defer { try? writer.execute("ROLLBACK") }
+    let io = CapturedIO(environment: [:], currentDirectory: folder)
+    let status = BuildCommand.run(
+      try Command.parseArguments(
+        ["--todos", path, "--output", folder + "/site"], for: Specs.build),
+      io: io, interrupt: InterruptFlag(), busyTimeout: .milliseconds(50))
+    #expect(status == 1)
+    #expect(io.stderr.hasPrefix("error: \(path): database is locked"))
+  }
+
+  @Test("warnings go to stderr naming file and row; --strict makes them fatal")
+  func warningsAndStrict() throws {
+    let folder = try makeTemporaryFolder()
+    let path = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: path,
+      sql: "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);"
+        + "INSERT INTO todo VALUES (42, 'odd', 7, 0);")
+    let result = runTaskpress(["build", "--todos", path, "--output", folder + "/site"])
+    #expect(result.status == 0)
+    #expect(result.stderr == "warning: \(path): todo pk=42: priority 7 is not 1, 2 or 3\n")
+    #expect(result.stdout.hasPrefix("built \(folder)/site: "))
+    #expect(result.stdout.contains(", 1 warning in "))
+
+    let strict = runTaskpress(
+      ["build", "--todos", path, "--output", folder + "/strict", "--strict"])
+    #expect(strict.status == 1)
+    #expect(
+      strict.stderr == """
+        warning: \(path): todo pk=42: priority 7 is not 1, 2 or 3
+        error: 1 warning and --strict is set; the site was not changed
+
+        """)
+    #expect(!FileManager.default.fileExists(atPath: folder + "/strict"))
+  }
+
+  @Test("--report writes the summary as JSON; --quiet prints nothing")
+  func reportAndQuiet() throws {
+    let folder = try makeTemporaryFolder()
+    let path = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: path,
+      sql: "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);"
+        + "INSERT INTO todo VALUES (1, 'one', 1, 0);")
+    let result = runTaskpress([
+      "build", "--todos", path, "--output", folder + "/site", "--quiet",
+      "--report", folder + "/report.json",
+    ])
+    #expect(result.status == 0)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.isEmpty)
+    let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
+    #expect(report.contains("\"written\": 9,"))
+    #expect(report.contains("\"pages\": 4,"))
+    let again = runTaskpress([
+      "build", "--todos", path, "--output", folder + "/site", "--report", folder + "/report.json",
+    ])
+    #expect(again.stdout.contains(": 0 written, 9 unchanged, 0 removed"))
+  }
+}

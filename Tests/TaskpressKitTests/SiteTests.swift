@@ -1,0 +1,336 @@
+import Foundation
+@_spi(Testing) import SQLite
+import Testing
+
+@testable import TaskpressKit
+
+/// Builds a site from SQL text in a temporary folder and reads it back.
+struct SiteFixture {
+  let folder: String
+  var output: String { folder + "/site" }
+
+  init() throws {
+    folder = NSTemporaryDirectory() + "taskpress-site-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  func database(_ name: String, _ sql: String) throws -> String {
+    let path = folder + "/" + name
+    try Database.createForTesting(at: path, sql: sql)
+    return path
+  }
+
+  @discardableResult
+  func build(_ options: BuildOptions, sourceDateEpoch: String? = nil) throws -> BuildSummary {
+    var options = options
+    if options.output == "site" { options.output = output }
+    return try Build.run(
+      options, sourceDateEpoch: sourceDateEpoch, interrupt: InterruptFlag(),
+      reporter: Build.Reporter(warning: { _ in }))
+  }
+
+  func page(_ path: String) throws -> String {
+    try String(contentsOfFile: output + "/" + path, encoding: .utf8)
+  }
+
+  func exists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: output + "/" + path)
+  }
+}
+
+let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);"
+
+@Suite struct RoutesTests {
+  @Test("links are relative from every depth")
+  func relativeLinks() {
+    let routes = Routes(prettyURLs: false)
+    #expect(routes.link(to: "todos/3", fromFile: "index.html") == "todos/3.html")
+    #expect(routes.link(to: "todos/3", fromFile: "todos/2.html") == "3.html")
+    #expect(routes.link(to: "", fromFile: "todos/2.html") == "../index.html")
+    #expect(routes.link(to: "page/2", fromFile: "page/3.html") == "2.html")
+    #expect(
+      routes.link(to: "possessions/index", fromFile: "todos/1.html") == "../possessions/index.html")
+    #expect(routes.asset("assets/style.css", fromFile: "contacts/7.html") == "../assets/style.css")
+  }
+
+  @Test("pretty URLs write folders and link to them")
+  func prettyLinks() {
+    let routes = Routes(prettyURLs: true)
+    #expect(routes.file("todos/3") == "todos/3/index.html")
+    #expect(routes.file("") == "index.html")
+    #expect(routes.file("404") == "404.html")
+    #expect(routes.link(to: "todos/3", fromFile: "index.html") == "todos/3/")
+    #expect(routes.link(to: "todos/4", fromFile: "todos/3/index.html") == "../4/")
+    #expect(routes.link(to: "", fromFile: "todos/3/index.html") == "../../")
+    #expect(routes.link(to: "", fromFile: "index.html") == "./")
+    #expect(
+      routes.asset("assets/style.css", fromFile: "todos/3/index.html") == "../../assets/style.css")
+  }
+
+  @Test("absolute URLs for canonical links and the sitemap")
+  func absolute() {
+    #expect(
+      Routes(prettyURLs: false).absolute("", baseURL: "https://x.org/r") == "https://x.org/r/")
+    #expect(
+      Routes(prettyURLs: false).absolute("todos/3", baseURL: "https://x.org/")
+        == "https://x.org/todos/3.html")
+    #expect(
+      Routes(prettyURLs: true).absolute("todos/3", baseURL: "https://x.org/")
+        == "https://x.org/todos/3/")
+  }
+}
+
+@Suite struct DataExportTests {
+  @Test("CSV follows RFC 4180: CRLF, quotes doubled, fields with commas and breaks quoted")
+  func csv() {
+    var csv = CSVWriter(header: ["a", "b"])
+    csv.row(["plain", "has,comma"])
+    csv.row(["say \"hi\"", "two\nlines"])
+    #expect(
+      String(decoding: csv.bytes, as: UTF8.self)
+        == "a,b\r\nplain,\"has,comma\"\r\n\"say \"\"hi\"\"\",\"two\nlines\"\r\n")
+  }
+
+  @Test("JSON escapes quotes, backslashes and control characters, and keeps key order")
+  func json() {
+    let todos = [Todo(pk: 7, text: "a \"b\" \\ \n\u{1}", priority: .other(9), complete: true)]
+    let bytes = DataExport.todosJSON(todos, labels: .builtIn(.en))
+    #expect(
+      String(decoding: bytes, as: UTF8.self) == """
+        [
+          {
+            "pk": 7,
+            "text": "a \\"b\\" \\\\ \\n\\u0001",
+            "priority": 9,
+            "priority_label": "Priority 9",
+            "complete": true,
+            "status": "Complete"
+          }
+        ]
+
+        """)
+    let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]]
+    #expect(parsed?.first?["text"] as? String == "a \"b\" \\ \n\u{1}")
+  }
+}
+
+@Suite struct SiteBuildTests {
+  @Test("the index sorts High, Medium, Low, other, none, then pk, and paginates")
+  func indexOrderAndPages() throws {
+    let site = try SiteFixture()
+    let todos = try site.database(
+      "todo.sqlite",
+      todoTable + """
+        INSERT INTO todo VALUES (1, 'low one', 3, 0), (2, 'none', NULL, 0), (3, 'high b', 1, 1),
+          (4, 'other', 7, 0), (5, 'medium', 2, 0), (6, 'high a', 1, 0);
+        """)
+    var options = BuildOptions()
+    options.todos = todos
+    options.pageSize = 4
+    try site.build(options)
+    let first = try site.page("index.html")
+    let order = ["high b", "high a", "medium", "low one"].map { first.range(of: $0)?.lowerBound }
+    #expect(order.allSatisfy { $0 != nil })
+    #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
+    #expect(first.contains("☑ <a href=\"todos/3.html\">high b</a>"))
+    #expect(first.contains("<a href=\"page/2.html\">"))
+    let second = try site.page("page/2.html")
+    #expect(second.contains("Priority 7"))
+    #expect(second.contains("No priority"))
+    #expect(
+      second.range(of: "other")?.lowerBound ?? second.endIndex
+        < second.range(of: ">none<")?.lowerBound ?? second.startIndex)
+    // prev/next follow the index order across pages
+    let low = try site.page("todos/1.html")
+    #expect(low.contains("href=\"5.html\""))
+    #expect(low.contains("href=\"4.html\""))
+  }
+
+  @Test("page size 0 puts every to-do on one page")
+  func onePage() throws {
+    let site = try SiteFixture()
+    var sql = "BEGIN;" + todoTable
+    for pk in 1...250 { sql += "INSERT INTO todo VALUES (\(pk), 't\(pk)', 1, 0);" }
+    var options = BuildOptions()
+    options.todos = try site.database("todo.sqlite", sql + "COMMIT;")
+    options.pageSize = 0
+    try site.build(options)
+    #expect(!site.exists("page/2.html"))
+    #expect(try site.page("index.html").contains("t250"))
+  }
+
+  @Test("--pretty-urls, --base-url and --locale ja")
+  func prettyBaseURLAndLocale() throws {
+    let site = try SiteFixture()
+    var options = BuildOptions()
+    options.todos = try site.database(
+      "todo.sqlite", todoTable + "INSERT INTO todo VALUES (1, 'x', 1, 1);")
+    options.prettyURLs = true
+    options.baseURL = "https://example.org/tasks"
+    options.locale = .ja
+    try site.build(options)
+    let page = try site.page("todos/1/index.html")
+    #expect(page.contains("<html lang=\"ja\">"))
+    #expect(page.contains("<link rel=\"canonical\" href=\"https://example.org/tasks/todos/1/\">"))
+    #expect(page.contains("高"))
+    #expect(page.contains("完了"))
+    #expect(page.contains("href=\"../../board/\""))
+    let sitemap = try site.page("sitemap.xml")
+    #expect(sitemap.contains("<loc>https://example.org/tasks/</loc>"))
+    #expect(sitemap.contains("<loc>https://example.org/tasks/board/</loc>"))
+    #expect(!sitemap.contains("404"))
+  }
+
+  @Test("no sitemap and no canonical link without --base-url")
+  func noBaseURL() throws {
+    let site = try SiteFixture()
+    var options = BuildOptions()
+    options.todos = try site.database(
+      "todo.sqlite", todoTable + "INSERT INTO todo VALUES (1, 'x', 1, 1);")
+    try site.build(options)
+    #expect(!site.exists("sitemap.xml"))
+    #expect(!(try site.page("index.html").contains("canonical")))
+  }
+
+  @Test("SOURCE_DATE_EPOCH is the only date in the output")
+  func date() throws {
+    let site = try SiteFixture()
+    var options = BuildOptions()
+    options.todos = try site.database("todo.sqlite", todoTable)
+    try site.build(options, sourceDateEpoch: "1796083200")
+    #expect(try site.page("index.html").contains("<time datetime=\"2026-12-01\">2026-12-01</time>"))
+    #expect(throws: BuildError.self) { try site.build(options, sourceDateEpoch: "yesterday") }
+  }
+
+  @Test("photos are exported once per content, named by hash, with width and height")
+  func photos() throws {
+    let site = try SiteFixture()
+    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let possessions = try site.database(
+      "p.sqlite",
+      """
+      CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
+      INSERT INTO possessions VALUES (1, 'A', 'first', X'\(png)00'), (2, 'B', '', X'\(png)00'),
+        (3, 'C', '', X'\(png)01'), (4, 'D', '', NULL), (5, 'E', '', X'3C7376673E');
+      """)
+    var options = BuildOptions()
+    options.possessions = possessions
+    let summary = try site.build(options)
+    #expect(summary.photos == 2)
+    let photos = try FileManager.default.contentsOfDirectory(atPath: site.output + "/photos")
+    #expect(photos.count == 2)
+    #expect(photos.allSatisfy { $0.hasSuffix(".png") && $0.count == 20 })
+    let page = try site.page("possessions/1.html")
+    #expect(page.contains("width=\"3\" height=\"2\""))
+    #expect(page.contains("alt=\"Photo of A\""))
+    let list = try site.page("possessions/index.html")
+    #expect(list.components(separatedBy: "<img ").count == 4)
+    let json = try site.page("data/possessions.json")
+    #expect(json.contains("\"photo\": \"photos/"))
+    #expect(json.contains("\"photo\": null"))
+  }
+
+  @Test("contacts: a list sorted by name with letter links, a page each")
+  func contacts() throws {
+    let site = try SiteFixture()
+    let contacts = try site.database(
+      "c.sqlite",
+      """
+      CREATE TABLE CONTACTS(ID INTEGER PRIMARY KEY, NAME TEXT, ADDRESS TEXT, PHONE TEXT);
+      INSERT INTO CONTACTS VALUES (1, 'zoe', 'Z St', '1'), (2, 'Adam', 'A St', '2'),
+        (3, 'bea', 'B St', '3');
+      """)
+    var options = BuildOptions()
+    options.contacts = contacts
+    try site.build(options)
+    let list = try site.page("contacts/index.html")
+    let adam = try #require(list.range(of: ">Adam<"))
+    let bea = try #require(list.range(of: ">bea<"))
+    let zoe = try #require(list.range(of: ">zoe<"))
+    #expect(adam.lowerBound < bea.lowerBound && bea.lowerBound < zoe.lowerBound)
+    #expect(list.contains("<a href=\"#letter-Z\">Z</a>"))
+    #expect(list.contains("search.js"))
+    #expect(try site.page("contacts/3.html").contains("B St"))
+  }
+
+  @Test("a theme folder overrides a template, and a missing partial names it and the template")
+  func templateOverrides() throws {
+    let site = try SiteFixture()
+    let theme = site.folder + "/theme"
+    try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
+    try "# Custom {{todo.text}}\n".write(
+      toFile: theme + "/todo.md", atomically: true, encoding: .utf8)
+    var options = BuildOptions()
+    options.todos = try site.database(
+      "todo.sqlite", todoTable + "INSERT INTO todo VALUES (1, 'x', 1, 0);")
+    options.templates = theme
+    try site.build(options)
+    #expect(try site.page("todos/1.html").contains("<h1>Custom x</h1>"))
+
+    try "{{> nowhere}}\n".write(toFile: theme + "/board.html", atomically: true, encoding: .utf8)
+    let before = try site.page("board.html")
+    #expect {
+      try site.build(options)
+    } throws: { error in
+      "\(error)" == "\(theme)/board.html:1:1: partial 'nowhere' not found"
+    }
+    #expect(try site.page("board.html") == before)
+  }
+
+  @Test("labels.json in a theme overrides labels; unknown labels are errors")
+  func labels() throws {
+    let site = try SiteFixture()
+    let theme = site.folder + "/theme"
+    try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
+    try #"{"en": {"board": "Kanban"}}"#.write(
+      toFile: theme + "/labels.json", atomically: true, encoding: .utf8)
+    var options = BuildOptions()
+    options.todos = try site.database("todo.sqlite", todoTable)
+    options.templates = theme
+    try site.build(options)
+    #expect(try site.page("board.html").contains("<h1>Kanban</h1>"))
+    try #"{"en": {"bored": "x"}}"#.write(
+      toFile: theme + "/labels.json", atomically: true, encoding: .utf8)
+    #expect(throws: ThemeError("\(theme)/labels.json: unknown label 'bored' in 'en'")) {
+      try site.build(options)
+    }
+  }
+}
+
+@Suite struct LinkCheckerTests {
+  @Test("finds href and src values, skipping comments and decoding entities")
+  func targets() {
+    let html = Array(
+      #"<a href="a.html?x=1&amp;y=2">x</a><!-- <a href="no.html"> --><img src='p.png' alt=x><link href=s.css>"#
+        .utf8)
+    #expect(LinkChecker.linkTargets(in: html) == ["a.html?x=1&y=2", "p.png", "s.css"])
+  }
+
+  @Test("external links, fragments and schemes are not followed")
+  func internalPaths() {
+    #expect(LinkChecker.internalPath("https://x.org/") == nil)
+    #expect(LinkChecker.internalPath("mailto:a@b") == nil)
+    #expect(LinkChecker.internalPath("#content") == nil)
+    #expect(LinkChecker.internalPath("//cdn.example/x.js") == nil)
+    #expect(LinkChecker.internalPath("../a%20b.html#x") == "../a b.html")
+  }
+
+  @Test("reports each broken link with its page")
+  func broken() throws {
+    let site = try SiteFixture()
+    try FileManager.default.createDirectory(
+      atPath: site.output + "/sub", withIntermediateDirectories: true)
+    try #"<a href="sub/">ok</a><a href="missing.html">x</a><img src="../up.png">"#.write(
+      toFile: site.output + "/index.html", atomically: true, encoding: .utf8)
+    try #"<a href="../index.html">ok</a>"#.write(
+      toFile: site.output + "/sub/index.html", atomically: true, encoding: .utf8)
+    let report = try LinkChecker.check(site: site.output)
+    #expect(report.pages == 2)
+    #expect(report.links == 4)
+    #expect(
+      report.broken.map(\.description) == [
+        "index.html: 'missing.html' does not resolve: no file 'missing.html' in the site",
+        "index.html: '../up.png' points outside the site",
+      ])
+  }
+}
