@@ -476,14 +476,14 @@ p, li { overflow-wrap: anywhere; }
     "prevnext.html": #"""
 {{#hasNeighbours}}
 <nav class="prevnext" aria-label="{{labels.previous}} / {{labels.next}}">
-{{#previous}}<a class="prev" rel="prev" href="{{url}}"><span>← {{labels.previous}}</span> {{text}}</a>{{/previous}}
-{{#next}}<a class="next" rel="next" href="{{url}}"><span>{{labels.next}} →</span> {{text}}</a>{{/next}}
+{{#previous}}<a class="prev" rel="prev" href="{{url}}"><span>← {{labels.previous}}</span> {{title}}</a>{{/previous}}
+{{#next}}<a class="next" rel="next" href="{{url}}"><span>{{labels.next}} →</span> {{title}}</a>{{/next}}
 </nav>
 {{/hasNeighbours}}
 
 """#,
     "prevnext.md": #"""
-{{#previous}}[← {{labels.previous}}: {{text}}]({{url}}){{/previous}}{{#previous}}{{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{text}} →]({{url}}){{/next}}
+{{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{/previous}}{{#previous}}{{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
 
 """#,
     "todo.md": #"""

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import TaskpressKit
+
+@Suite struct ThemeTests {
+  static let templates = URL(filePath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appending(path: "Templates").path
+
+  @Test("the compiled-in theme is Templates/ exactly (run Scripts/embed-theme after a change)")
+  func embeddedThemeIsCurrent() throws {
+    var onDisk: [String: String] = [:]
+    let enumerator = try #require(FileManager.default.enumerator(atPath: Self.templates))
+    while let path = enumerator.nextObject() as? String {
+      var isFolder: ObjCBool = false
+      let full = Self.templates + "/" + path
+      guard FileManager.default.fileExists(atPath: full, isDirectory: &isFolder),
+        !isFolder.boolValue, path != "README.md"
+      else { continue }
+      onDisk[path] = try String(contentsOfFile: full, encoding: .utf8)
+    }
+    #expect(onDisk.keys.sorted() == BuiltinTheme.files.keys.sorted())
+    for (path, text) in onDisk {
+      #expect(BuiltinTheme.files[path] == text, "\(path) differs: run Scripts/embed-theme")
+    }
+  }
+
+  @Test("every body template of the theme exists and parses")
+  func bodiesParse() throws {
+    let theme = Theme.builtIn
+    for name in PageRenderer.bodyNames {
+      #expect(throws: Never.self) { try theme.bodyTemplate(name) }
+    }
+    _ = try PageRenderer(theme: theme)
+  }
+
+  @Test("a missing templates folder and a file given as one are errors naming them")
+  func badTemplatesFolder() throws {
+    #expect(throws: ThemeError("/nonexistent/theme: no such templates folder")) {
+      try Theme.load(overrides: "/nonexistent/theme")
+    }
+    let file = NSTemporaryDirectory() + "taskpress-theme-\(UUID().uuidString)"
+    try "x".write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(throws: ThemeError("\(file): the templates path is a file, not a folder")) {
+      try Theme.load(overrides: file)
+    }
+  }
+
+  @Test("init writes the theme and a config, and refuses to overwrite")
+  func scaffold() throws {
+    let folder = NSTemporaryDirectory() + "taskpress-init-\(UUID().uuidString)"
+    let written = try Scaffold.write(into: folder)
+    #expect(written.contains("taskpress.json"))
+    #expect(written.contains("templates/layout.html"))
+    #expect(written.count == BuiltinTheme.files.count + 1)
+    let layout = try String(contentsOfFile: folder + "/templates/layout.html", encoding: .utf8)
+    #expect(layout == BuiltinTheme.files["layout.html"])
+    try "mine".write(toFile: folder + "/templates/todo.md", atomically: true, encoding: .utf8)
+    #expect(
+      throws: BuildError(
+        "\(folder)/taskpress.json: already exists; init writes into a new or empty folder and never overwrites"
+      )
+    ) { try Scaffold.write(into: folder) }
+    #expect(try String(contentsOfFile: folder + "/templates/todo.md", encoding: .utf8) == "mine")
+  }
+}
