@@ -21,6 +21,8 @@ import Testing
       onDisk[path] = try String(contentsOfFile: full, encoding: .utf8)
     }
     #expect(onDisk.keys.sorted() == BuiltinTheme.files.keys.sorted())
+    let readme = try String(contentsOfFile: Self.templates + "/README.md", encoding: .utf8)
+    #expect(BuiltinTheme.readme == readme, "README.md differs: run Scripts/embed-theme")
     for (path, text) in onDisk {
       #expect(BuiltinTheme.files[path] == text, "\(path) differs: run Scripts/embed-theme")
     }
@@ -53,7 +55,8 @@ import Testing
     let written = try Scaffold.write(into: folder)
     #expect(written.contains("taskpress.json"))
     #expect(written.contains("templates/layout.html"))
-    #expect(written.count == BuiltinTheme.files.count + 1)
+    #expect(written.count == BuiltinTheme.files.count + 2)
+    #expect(written.contains("templates/README.md"))
     let layout = try String(contentsOfFile: folder + "/templates/layout.html", encoding: .utf8)
     #expect(layout == BuiltinTheme.files["layout.html"])
     try "mine".write(toFile: folder + "/templates/todo.md", atomically: true, encoding: .utf8)

@@ -496,4 +496,152 @@ p, li { overflow-wrap: anywhere; }
 
 """#,
   ]
+
+  /// Templates/README.md: the variables each template sees; `taskpress init` writes it.
+  static let readme = #"""
+# The default theme
+
+These files are taskpress's built-in theme. `taskpress init DIR` writes a copy into
+`DIR/templates/` to customize; `taskpress build --templates DIR` uses a file from `DIR` where
+there is one and the built-in file everywhere else. (In this repository, run
+`Scripts/embed-theme` after changing a file here: it compiles the theme into the binary.)
+
+| file | what it is |
+|---|---|
+| `layout.html` | the page around every body: `<head>`, header, navigation, footer; the body goes in `{{{content}}}` |
+| `index.md` | the task list, one page per `--page-size` to-dos |
+| `board.html` | the task board |
+| `todo.md` | one to-do |
+| `possessions.html`, `possession.html` | the gallery and one possession |
+| `contacts.html`, `contact.md` | the contact list and one contact |
+| `404.md` | the page for addresses that do not exist |
+| `nav.html`, `pagination.md`, `prevnext.md`, `prevnext.html` | partials |
+| `labels.json` (optional) | label overrides: `{"en": {"board": "Kanban"}, "ja": {...}}` |
+| `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` |
+
+A body template may be `.md` (its `{{values}}` are Markdown-escaped, then the body goes through
+cmark in safe mode) or `.html` (its values are HTML-escaped). `{{> name}}` finds `name` with the
+including template's extension.
+
+## Variables every template sees
+
+| variable | example | meaning |
+|---|---|---|
+| `site.title` | `Task report` | the `siteTitle` label |
+| `site.lang` | `en` | the locale, for `<html lang>` |
+| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`; absent otherwise |
+| `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
+| `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
+| `page.title` | `Take out the trash` | the page's title |
+| `page.kind` | `todo` | `index`, `board`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404` |
+| `page.file` | `todos/1.html` | the page's file in the site |
+| `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
+| `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
+| `root` | `../` | the relative path to the site's root (empty on top-level pages) |
+| `assets` | `../assets/` | the relative path to `assets/` |
+| `home` | `../index.html` | the relative link to the front page |
+| `nav` | list | `{url, label, current}` for Tasks, Board, Possessions, Contacts (those given) |
+| `data` | list | `{name, url, last}` for each `data/*.json` and `data/*.csv` file |
+| `labels.*` | `labels.complete` = `Complete` | every label of the locale (see below) |
+| `content` | HTML | in `layout.html` only: the rendered body; insert it with `{{{content}}}` |
+
+## A to-do
+
+Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].todos`,
+`previous`, `next`):
+
+| variable | example |
+|---|---|
+| `pk` | `1` |
+| `text` | `Take out the trash` |
+| `title` | the text, or `Task 1` when the text is empty |
+| `priority.label` | `High`, `Medium`, `Low`, `Priority 7`, `No priority` |
+| `priority.level` | `high`, `medium`, `low`, `other`, `none` (for CSS classes) |
+| `priority.number` | `1`; absent for no priority |
+| `complete` | `true` or `false` |
+| `status` | `Complete` or `In Progress` |
+| `check` | `☑` or `☐` |
+| `url` | `todos/1.html`, relative to the page |
+
+## Per page
+
+**`index`** (the task list, page `pagination.current` of `pagination.total`)
+
+| variable | meaning |
+|---|---|
+| `todos` | the to-dos on this page, in order: High, Medium, Low, other priorities by number, no priority; then pk |
+| `groups` | the same to-dos by priority: `{label, level, count, todos}` |
+| `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos |
+| `pagination.current`, `pagination.total`, `pagination.hasMultiple` | page numbers |
+| `pagination.previous`, `pagination.next` | links; absent on the first / last page |
+| `pagination.pages` | `{number, url, current}` for every page |
+
+**`board`**: `columns`, two of `{key, label, count, todos}` with `key` `in-progress` and
+`complete`; `counts` as on the index.
+
+**`todo`**: `todo`; `previous` and `next` (the neighbours in index order, absent at the ends);
+`hasNeighbours`.
+
+**`possessions`**: `possessions`, each:
+
+| variable | example |
+|---|---|
+| `id` | `3` |
+| `name`, `title`, `text` | `Film camera` (`title` and `text` fall back to `Possessions 3` when the name is empty) |
+| `description` | the description as stored (HTML-escape it; `.md` templates may use `{{{description}}}` to read it as Markdown) |
+| `url` | `possessions/3.html` |
+| `photo.url` | `../photos/d17cfca602c84070.png` |
+| `photo.alt` | `Photo of Film camera` |
+| `photo.width`, `photo.height` | from the image's header (`320` when the format does not say) |
+| `photo.thumbWidth`, `photo.thumbHeight` | the size scaled to fit 320 × 320 |
+
+`photo` is absent when the possession has no photo (or its blob is not an image).
+
+**`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
+
+**`contacts`**: `contacts` (by name, then id), each `{id, name, title, text, address, phone,
+url}`; `letters`: the same contacts grouped by the first letter of the name: `{letter, anchor,
+contacts}` (`anchor` is safe in an `id`: `A`, or `u5c71` for 山, `other` for names that do not
+start with a letter).
+
+**`contact`**: `contact`; `previous`, `next`, `hasNeighbours` (in name order).
+
+**`404`**: nothing more.
+
+## Labels
+
+`siteTitle`, `tasks`, `board`, `possessions`, `contacts`, `high`, `medium`, `low`,
+`priorityOther` (`Priority {n}`), `noPriority`, `priority`, `status`, `complete`, `inProgress`,
+`previous`, `next`, `page`, `pages`, `of`, `task`, `photo`, `photoOf`, `noPhoto`,
+`description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
+`notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
+`generated`, `data`, `pagination`.
+
+`--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`
+beside the templates overrides any of them per locale; an unknown label is an error.
+
+## Example
+
+`todo.md` of the default theme:
+
+```mustache
+# {{todo.text}}
+
+- {{labels.priority}}: **{{todo.priority.label}}**
+- {{labels.status}}: {{todo.check}} {{todo.status}}
+
+{{> prevnext}}
+```
+
+rendered for `todo(pk 2, 'Do homework', priority 1, complete 0)` gives, inside the layout:
+
+```html
+<h1>Do homework</h1>
+<ul>
+<li>Priority: <strong>High</strong></li>
+<li>Status: ☐ In Progress</li>
+</ul>
+```
+
+"""#
 }

@@ -22,6 +22,7 @@ public enum Scaffold {
     for (path, text) in BuiltinTheme.files.sorted(by: { $0.key < $1.key }) {
       files.append(("templates/" + path, text))
     }
+    files.append(("templates/README.md", BuiltinTheme.readme))
     let manager = FileManager.default
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
     var isFolder: ObjCBool = false
