@@ -29,28 +29,96 @@ struct Manifest: Equatable {
 
   /// Parses a manifest; nil when it is damaged.
   init?(parsing bytes: [UInt8]) {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-      .makeIterator()
-    guard let first = lines.next(), first.elementsEqual(Self.header.utf8) else { return nil }
-    let folderPrefix = "folder ".utf8
-    while let line = lines.next() {
+    // Hand-rolled over the raw bytes: a site's manifest has 100,000 lines and more.
+    let parsed: (files: [String: Entry], folders: Set<String>)? = bytes.withUnsafeBufferPointer {
+      Self.parse($0)
+    }
+    guard let parsed else { return nil }
+    files = parsed.files
+    folders = parsed.folders
+  }
+
+  private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> (
+    files: [String: Entry], folders: Set<String>
+  )? {
+    var files: [String: Entry] = [:]
+    var folders: Set<String> = []
+    let newline = UInt8(ascii: "\n")
+    let space = UInt8(ascii: " ")
+    let folderPrefix = Array("folder ".utf8)
+    var start = 0
+    var first = true
+    while start < text.count {
+      var end = start
+      while end < text.count && text[end] != newline { end += 1 }
+      let line = UnsafeBufferPointer(rebasing: text[start..<end])
+      start = end + 1
+      if line.isEmpty { continue }
+      if first {
+        guard line.elementsEqual(header.utf8) else { return nil }
+        first = false
+        continue
+      }
       if line.starts(with: folderPrefix) {
-        let path = String(decoding: line.dropFirst(folderPrefix.count), as: UTF8.self)
+        let path = String(decoding: line[folderPrefix.count...], as: UTF8.self)
         guard OutputPath.problem(path) == nil else { return nil }
         folders.insert(path)
         continue
       }
-      let fields = line.split(
-        separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
-      guard fields.count == 4,
-        let hash = ContentHash(hex: Substring(decoding: fields[0], as: UTF8.self)),
-        let size = Int(String(decoding: fields[1], as: UTF8.self)), size >= 0,
-        let modified = Int64(String(decoding: fields[2], as: UTF8.self))
+      // hash (16 hex digits) SP size SP mtime SP path
+      guard line.count > 17, line[16] == space, let hash = parseHex(line[0..<16]) else {
+        return nil
+      }
+      var index = 17
+      guard let size = parseDecimal(line, &index), size >= 0, index < line.count,
+        line[index] == space
       else { return nil }
-      let path = String(decoding: fields[3], as: UTF8.self)
+      index += 1
+      guard let modified = parseDecimal(line, &index), index < line.count - 1,
+        line[index] == space
+      else { return nil }
+      let path = String(decoding: line[(index + 1)...], as: UTF8.self)
       guard OutputPath.problem(path) == nil else { return nil }
-      files[path] = Entry(hash: hash, size: size, modified: modified)
+      files[path] = Entry(hash: ContentHash(value: hash), size: Int(size), modified: modified)
     }
+    return first ? nil : (files, folders)
+  }
+
+  private static func parseHex(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+    var value: UInt64 = 0
+    for digit in digits {
+      let nibble: UInt8
+      switch digit {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
+      default: return nil
+      }
+      value = value << 4 | UInt64(nibble)
+    }
+    return value
+  }
+
+  /// An optionally negative decimal at `index`, which moves past it.
+  private static func parseDecimal(_ line: UnsafeBufferPointer<UInt8>, _ index: inout Int)
+    -> Int64?
+  {
+    var negative = false
+    if index < line.count && line[index] == UInt8(ascii: "-") {
+      negative = true
+      index += 1
+    }
+    var value: Int64 = 0
+    var digits = 0
+    while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9") {
+      let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times.addingReportingOverflow(Int64(line[index] - UInt8(ascii: "0")))
+      guard !overflow1 && !overflow2 else { return nil }
+      value = sum
+      index += 1
+      digits += 1
+    }
+    guard digits > 0 else { return nil }
+    return negative ? -value : value
   }
 
   /// The text of the manifest, sorted by path.
@@ -59,15 +127,21 @@ struct Manifest: Equatable {
     out.reserveCapacity(64 * (files.count + 1))
     out.append(contentsOf: Self.header.utf8)
     out.append(UInt8(ascii: "\n"))
+    let hexDigits = Array("0123456789abcdef".utf8)
     for path in files.keys.sorted(by: OutputPath.precedes) {
       guard let entry = files[path] else { continue }
-      out.append(contentsOf: entry.hash.hex.utf8)
+      var shift: UInt64 = 64
+      while shift > 0 {
+        shift -= 4
+        out.append(hexDigits[Int((entry.hash.value >> shift) & 0xF)])
+      }
       out.append(UInt8(ascii: " "))
-      out.append(contentsOf: String(entry.size).utf8)
+      Self.appendDecimal(Int64(entry.size), to: &out)
       out.append(UInt8(ascii: " "))
-      out.append(contentsOf: String(entry.modified).utf8)
+      Self.appendDecimal(entry.modified, to: &out)
       out.append(UInt8(ascii: " "))
-      out.append(contentsOf: path.utf8)
+      var name = path
+      name.withUTF8 { out.append(contentsOf: $0) }
       out.append(UInt8(ascii: "\n"))
     }
     for folder in folders.sorted(by: OutputPath.precedes) {
@@ -76,5 +150,22 @@ struct Manifest: Equatable {
       out.append(UInt8(ascii: "\n"))
     }
     return out
+  }
+
+  private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    let first = out.count
+    repeat {
+      out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    var low = first
+    var high = out.count - 1
+    while low < high {
+      out.swapAt(low, high)
+      low += 1
+      high -= 1
+    }
   }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Checks of the relative paths given to `OutputWriter`.
 enum OutputPath {
   /// The folder, at the top of the output, that holds taskpress's own state.
@@ -11,15 +13,25 @@ enum OutputPath {
       return "is absolute; output paths are relative to the output folder"
     }
     if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "contains a control character" }
-    var first = true
-    for part in utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-      if part.isEmpty || part.elementsEqual(".".utf8) || part.elementsEqual("..".utf8) {
-        return "contains an empty, '.' or '..' part; output paths must be plain relative paths"
+    // One pass over the bytes, part by part (no allocation: manifests are checked line by line).
+    var partStart = utf8.startIndex
+    var isFirst = true
+    var index = utf8.startIndex
+    while true {
+      let atEnd = index == utf8.endIndex
+      if atEnd || utf8[index] == UInt8(ascii: "/") {
+        let part = utf8[partStart..<index]
+        if part.isEmpty || part.elementsEqual(".".utf8) || part.elementsEqual("..".utf8) {
+          return "contains an empty, '.' or '..' part; output paths must be plain relative paths"
+        }
+        if isFirst && part.elementsEqual(stateFolder.utf8) {
+          return "is inside '.taskpress', the folder taskpress keeps for its own state"
+        }
+        isFirst = false
+        if atEnd { break }
+        partStart = utf8.index(after: index)
       }
-      if first && part.elementsEqual(stateFolder.utf8) {
-        return "is inside '.taskpress', the folder taskpress keeps for its own state"
-      }
-      first = false
+      index = utf8.index(after: index)
     }
     return nil
   }
@@ -45,6 +57,18 @@ enum OutputPath {
 
   /// Byte-wise order, the same on every machine and locale.
   static func precedes(_ a: String, _ b: String) -> Bool {
-    a.utf8.lexicographicallyPrecedes(b.utf8)
+    // memcmp on the contiguous UTF-8 of native strings: sorting 100,000 paths is a hot spot.
+    var a = a
+    var b = b
+    return a.withUTF8 { x in
+      b.withUTF8 { y in
+        let common = min(x.count, y.count)
+        guard common > 0, let p = x.baseAddress, let q = y.baseAddress else {
+          return x.count < y.count
+        }
+        let order = memcmp(p, q, common)
+        return order != 0 ? order < 0 : x.count < y.count
+      }
+    }
   }
 }
