@@ -317,7 +317,7 @@ p, li { overflow-wrap: anywhere; }
 <h2 id="column-{{key}}">{{label}} <span class="count">{{count}}</span></h2>
 {{#todos}}
 <article class="card priority-{{priority.level}}">
-<h3><a href="{{url}}">{{text}}</a></h3>
+<h3><a href="{{url}}">{{title}}</a></h3>
 <p class="meta"><span class="badge">{{priority.label}}</span></p>
 </article>
 {{/todos}}
@@ -330,7 +330,8 @@ p, li { overflow-wrap: anywhere; }
 
 """#,
     "contact.md": #"""
-# {{contact.name}}
+{{contact.title}}
+===
 
 - {{labels.address}}: {{contact.address}}
 - {{labels.phone}}: {{contact.phone}}
@@ -347,7 +348,7 @@ p, li { overflow-wrap: anywhere; }
 <h2 id="letter-{{anchor}}">{{letter}}</h2>
 <ul class="contacts">
 {{#contacts}}
-<li data-name="{{name}}"><a href="{{url}}">{{name}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
+<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
 {{/contacts}}
 </ul>
 </section>
@@ -366,7 +367,7 @@ p, li { overflow-wrap: anywhere; }
 ## {{label}}
 
 {{#todos}}
-- {{check}} [{{text}}]({{url}}) · *{{status}}*
+- {{check}} [{{title}}]({{url}}) · *{{status}}*
 {{/todos}}
 
 {{/groups}}
@@ -434,7 +435,7 @@ p, li { overflow-wrap: anywhere; }
 """#,
     "possession.html": #"""
 <article class="possession">
-<h1>{{possession.name}}</h1>
+<h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
 <img src="{{url}}" alt="{{alt}}" width="{{width}}" height="{{height}}">
@@ -463,7 +464,7 @@ p, li { overflow-wrap: anywhere; }
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
 {{/photo}}
-<span class="name">{{name}}</span>
+<span class="name">{{title}}</span>
 </a>
 </li>
 {{/possessions}}
@@ -476,18 +477,19 @@ p, li { overflow-wrap: anywhere; }
     "prevnext.html": #"""
 {{#hasNeighbours}}
 <nav class="prevnext" aria-label="{{labels.previous}} / {{labels.next}}">
-{{#previous}}<a class="prev" rel="prev" href="{{url}}"><span>← {{labels.previous}}</span> {{text}}</a>{{/previous}}
-{{#next}}<a class="next" rel="next" href="{{url}}"><span>{{labels.next}} →</span> {{text}}</a>{{/next}}
+{{#previous}}<a class="prev" rel="prev" href="{{url}}"><span>← {{labels.previous}}</span> {{title}}</a>{{/previous}}
+{{#next}}<a class="next" rel="next" href="{{url}}"><span>{{labels.next}} →</span> {{title}}</a>{{/next}}
 </nav>
 {{/hasNeighbours}}
 
 """#,
     "prevnext.md": #"""
-{{#previous}}[← {{labels.previous}}: {{text}}]({{url}}){{/previous}}{{#previous}}{{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{text}} →]({{url}}){{/next}}
+{{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{/previous}}{{#previous}}{{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
 
 """#,
     "todo.md": #"""
-# {{todo.text}}
+{{todo.title}}
+===
 
 - {{labels.priority}}: **{{todo.priority.label}}**
 - {{labels.status}}: {{todo.check}} {{todo.status}}
