@@ -158,7 +158,8 @@ import Testing
 
   /// Builds a site from `strings` into a folder of `folder` and returns its files.
   static func buildSite(
-    _ strings: [String], in folder: TemporaryFolder, name: String, templates: String? = nil
+    _ strings: [String], in folder: TemporaryFolder, name: String, templates: String? = nil,
+    jobs: Int = 2, sourceDateEpoch: String? = nil
   ) throws -> (files: [String: [UInt8]], warnings: [BuildWarning]) {
     let sql = sql(strings)
     let data = folder.sub(name + "-data")
@@ -173,10 +174,11 @@ import Testing
     options.output = folder.sub(name)
     options.baseURL = baseURL
     options.templates = templates
-    options.jobs = 2
+    options.jobs = jobs
     let warnings = WarningLog()
     _ = try Build.run(
-      options, interrupt: InterruptFlag(), reporter: Build.Reporter(warning: warnings.append))
+      options, sourceDateEpoch: sourceDateEpoch, interrupt: InterruptFlag(),
+      reporter: Build.Reporter(warning: warnings.append))
     return (Tree.contents(options.output), warnings.all)
   }
 
