@@ -46,7 +46,21 @@ struct HTMLTokenizer {
 
   init(_ html: String) {
     scalars = Array(html.unicodeScalars)
+    for (offset, scalar) in scalars.enumerated() where Self.isForbidden(scalar) {
+      problems.append(
+        "the code point U+\(String(scalar.value, radix: 16, uppercase: true)) at offset \(offset)")
+    }
     run()
+  }
+
+  /// Code points a document may not contain, even as references: controls but ASCII
+  /// whitespace, and noncharacters.
+  static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x09, 0x0A, 0x0C, 0x0D: false
+    case 0x00...0x1F, 0x7F...0x9F, 0xFDD0...0xFDEF: true
+    default: scalar.value & 0xFFFE == 0xFFFE
+    }
   }
 
   // MARK: - States
@@ -289,7 +303,7 @@ struct HTMLTokenizer {
         return "&"
       }
       index += 1
-      guard value != 0, let decoded = Unicode.Scalar(value) else {
+      guard value != 0, let decoded = Unicode.Scalar(value), !Self.isForbidden(decoded) else {
         problem("the numeric reference &#\(digits); is not a character")
         return "\u{FFFD}"
       }

@@ -68,6 +68,8 @@ import Testing
     "\u{202E}gnp.exe",
     "zero\u{200B}width\u{200C}non\u{200D}joiner\u{FEFF}",
     "nul\u{0}byte\u{0}",
+    "bell\u{7} escape\u{1B}[31m tab\t vt\u{B} ff\u{C} del\u{7F} c1\u{85} non"
+      + MarkdownEscapingTests.noncharacters,
     String(repeating: "long <b>text</b> & {{more}} ", count: 800),
     "line one\nline two",
     "crlf one\r\ncrlf two",
@@ -142,7 +144,8 @@ import Testing
     for row in strings.indices {
       let id = row + 1
       func visible(_ field: Int) -> String {
-        value(strings, row: row, field: field).replacingOccurrences(of: "\u{0}", with: "")
+        MarkdownEscapingTests.visible(
+          value(strings, row: row, field: field).replacingOccurrences(of: "\u{0}", with: ""))
       }
       for file in ["todos/\(id).html", "board.html", "index.html"] {
         result.append(.init(file: file, text: visible(0)))
