@@ -341,7 +341,7 @@ p, li { overflow-wrap: anywhere; }
 """#,
     "contacts.html": ##"""
 <h1>{{labels.contacts}}</h1>
-<p class="letters" aria-label="{{labels.searchByName}}">{{#letters}}<a href="#letter-{{anchor}}">{{letter}}</a> {{/letters}}</p>
+<nav class="letters" aria-label="{{labels.searchByName}}">{{#letters}}<a href="#letter-{{anchor}}">{{letter}}</a> {{/letters}}</nav>
 <div id="contact-search" data-label="{{labels.searchByName}}" data-empty="{{labels.noMatches}}"></div>
 {{#letters}}
 <section class="letter" aria-labelledby="letter-{{anchor}}">
