@@ -1,13 +1,16 @@
 /// How `{{name}}` escapes the text it inserts. `{{{name}}}` and `{{& name}}` never escape.
 public enum Escaping: Sendable, Equatable {
   /// HTML: `&`, `<`, `>`, `"` and `'` become character references, as the spec asks
-  /// (`'` too, so values are safe in single-quoted attributes).
+  /// (`'` too, so values are safe in single-quoted attributes). Code points HTML forbids in a
+  /// document (control characters, noncharacters) become visible symbols; see
+  /// ``forbidden(_:at:)``.
   case html
   /// Markdown for cmark: every ASCII punctuation character is backslash-escaped, a line break
   /// (`\n`, `\r\n` or `\r`) becomes a hard line break, and spaces and tabs at the start or end
   /// of a line become character references, so a value never starts a block, never becomes
   /// markup and keeps its spaces. Line breaks at the very end of a value are dropped: CommonMark
-  /// cannot end a paragraph with a hard break, and would show a stray backslash.
+  /// cannot end a paragraph with a hard break, and would show a stray backslash. Control
+  /// characters and noncharacters become visible symbols, as with `html`.
   case markdown
   /// Inserts text as it is.
   case none
@@ -55,6 +58,14 @@ public enum Escaping: Sendable, Equatable {
       case UInt8(ascii: ">"): replacement = "&gt;"
       case UInt8(ascii: "\""): replacement = "&quot;"
       case UInt8(ascii: "'"): replacement = "&#39;"
+      case 0x00...0x08, 0x0B, 0x0E...0x1F, 0x7F, 0xC2, 0xEF...0xF4:
+        guard let (length, visible) = forbidden(bytes, at: index) else { continue }
+        if runStart < index {
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+        }
+        output.append(contentsOf: visible)
+        runStart = index + length
+        continue
       default: continue
       }
       if runStart < index {
@@ -105,9 +116,18 @@ public enum Escaping: Sendable, Equatable {
         appendDecimal("&#65533;", to: &output)
         index += 1
         atLineStart = false
-      case 0x01..<0x20, 0x7F:
+      case 0x0C:
         appendReference(byte, to: &output)
         index += 1
+        atLineStart = false
+      case 0x01..<0x20, 0x7F, 0xC2, 0xEF...0xF4:
+        if let (length, visible) = forbidden(bytes, at: index) {
+          output.append(contentsOf: visible)
+          index += length
+        } else {
+          output.append(byte)
+          index += 1
+        }
         atLineStart = false
       case 0x21...0x2F, 0x3A...0x40, 0x5B...0x60, 0x7B...0x7E:
         output.append(UInt8(ascii: "\\"))
@@ -119,6 +139,46 @@ public enum Escaping: Sendable, Equatable {
         index += 1
         atLineStart = false
       }
+    }
+  }
+
+  // MARK: - Code points HTML forbids
+
+  /// The UTF-8 sequence at `index` when it is a code point HTML forbids in a document (a C0
+  /// control but tab, line feed, form feed and carriage return; DEL; a C1 control; a
+  /// noncharacter): its length and what to show instead. Even as a character reference such a
+  /// code point makes the page invalid, so it becomes its Control Pictures symbol (`␇` for
+  /// BEL, `␡` for DEL), which keeps it visible, or U+FFFD where Unicode has no symbol for it.
+  static func forbidden(
+    _ bytes: UnsafeBufferPointer<UInt8>, at index: Int
+  ) -> (length: Int, replacement: [UInt8])? {
+    let byte = bytes[index]
+    func next(_ offset: Int) -> UInt8? {
+      index + offset < bytes.count ? bytes[index + offset] : nil
+    }
+    let replacementCharacter: [UInt8] = [0xEF, 0xBF, 0xBD]
+    switch byte {
+    case 0x00: return (1, replacementCharacter)
+    case 0x01...0x08, 0x0B, 0x0E...0x1F: return (1, [0xE2, 0x90, 0x80 + byte])
+    case 0x7F: return (1, [0xE2, 0x90, 0xA1])
+    case 0xC2:
+      // U+0080...U+009F
+      guard let second = next(1), (0x80...0x9F).contains(second) else { return nil }
+      return (2, replacementCharacter)
+    case 0xEF:
+      // U+FDD0...U+FDEF, U+FFFE, U+FFFF
+      guard let second = next(1), let third = next(2) else { return nil }
+      let isNoncharacter =
+        (second == 0xB7 && (0x90...0xAF).contains(third))
+        || (second == 0xBF && (third == 0xBE || third == 0xBF))
+      return isNoncharacter ? (3, replacementCharacter) : nil
+    case 0xF0...0xF4:
+      // U+1FFFE, U+1FFFF, ... U+10FFFF: the last two code points of every plane.
+      guard let second = next(1), let third = next(2), let fourth = next(3) else { return nil }
+      let isNoncharacter =
+        second & 0x0F == 0x0F && third == 0xBF && (fourth == 0xBE || fourth == 0xBF)
+      return isNoncharacter ? (4, replacementCharacter) : nil
+    default: return nil
     }
   }
 

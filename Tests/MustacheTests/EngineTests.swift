@@ -35,10 +35,39 @@ import Testing
       ("tab\there", "tab\there"),
       ("\u{202E}é", "\u{202E}é"),
       ("{{x}}", "\\{\\{x\\}\\}"),
-      ("a\u{0}b\u{7}", "a&#65533;b&#7;"),
+      ("a\u{0}b\u{7}", "a&#65533;b\u{2407}"),
+      ("\u{1B}[31m\u{7F}\u{C}", "\u{241B}\\[31m\u{2421}&#12;"),
+      ("\u{85}\u{9F}\u{A0}", "\u{FFFD}\u{FFFD}\u{A0}"),
     ])
   func markdownEscaping(_ value: String, _ escaped: String) {
     #expect(Escaping.markdown.escape(value) == escaped)
+  }
+
+  @Test(
+    "HTML escaping: markup characters as references, forbidden code points as symbols",
+    arguments: [
+      ("<a href='x'>&\"", "&lt;a href=&#39;x&#39;&gt;&amp;&quot;"),
+      ("tab\there\nline\r\nff\u{C}", "tab\there\nline\r\nff\u{C}"),
+      ("a\u{0}b\u{7}\u{B}\u{1B}\u{7F}", "a\u{FFFD}b\u{2407}\u{240B}\u{241B}\u{2421}"),
+      ("\u{80}\u{9F}\u{A0}é", "\u{FFFD}\u{FFFD}\u{A0}é"),
+    ])
+  func htmlEscaping(_ value: String, _ escaped: String) {
+    #expect(Escaping.html.escape(value) == escaped)
+  }
+
+  @Test("noncharacters become U+FFFD; their neighbours stay")
+  func noncharacters() throws {
+    func text(_ code: UInt32) throws -> String {
+      "a" + String(Character(try #require(Unicode.Scalar(code)))) + "b"
+    }
+    for code: UInt32 in [0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x2FFFF, 0x10FFFE, 0x10FFFF] {
+      #expect(Escaping.html.escape(try text(code)) == "a\u{FFFD}b", "\(code)")
+      #expect(Escaping.markdown.escape(try text(code)) == "a\u{FFFD}b", "\(code)")
+    }
+    for code: UInt32 in [0xFDCF, 0xFDF0, 0xFFFD, 0x1EFFE, 0x1FFFD, 0x10FFFD] {
+      #expect(Escaping.html.escape(try text(code)) == (try text(code)), "\(code)")
+      #expect(Escaping.markdown.escape(try text(code)) == (try text(code)), "\(code)")
+    }
   }
 
   @Test("triple mustache and ampersand never escape") func unescaped() throws {

@@ -345,19 +345,19 @@ struct PageContext: Sendable {
   }
 
   /// Contacts grouped by the first letter of their name, for the letter links.
+  ///
+  /// Names are sorted by their lower-cased text, so names that start with no letter (`#`) can
+  /// come before, between and after the letters; they still make one group (and one id), placed
+  /// where the first of them is.
   private func letters(from file: String) -> MustacheValue {
-    var letters: [MustacheValue] = []
-    var current: (letter: String, contacts: [MustacheValue])?
+    var order: [String] = []
+    var groups: [String: [MustacheValue]] = [:]
     for position in plan.contacts.indices {
       let letter = Self.initial(of: plan.contacts[position].name)
-      if current?.letter != letter {
-        if let current { letters.append(letterGroup(current.letter, current.contacts)) }
-        current = (letter, [])
-      }
-      current?.contacts.append(contact(at: position, from: file))
+      if groups[letter] == nil { order.append(letter) }
+      groups[letter, default: []].append(contact(at: position, from: file))
     }
-    if let current { letters.append(letterGroup(current.letter, current.contacts)) }
-    return .array(letters)
+    return .array(order.map { letterGroup($0, groups[$0] ?? []) })
   }
 
   private func letterGroup(_ letter: String, _ contacts: [MustacheValue]) -> MustacheValue {

@@ -317,7 +317,7 @@ p, li { overflow-wrap: anywhere; }
 <h2 id="column-{{key}}">{{label}} <span class="count">{{count}}</span></h2>
 {{#todos}}
 <article class="card priority-{{priority.level}}">
-<h3><a href="{{url}}">{{text}}</a></h3>
+<h3><a href="{{url}}">{{title}}</a></h3>
 <p class="meta"><span class="badge">{{priority.label}}</span></p>
 </article>
 {{/todos}}
@@ -330,7 +330,8 @@ p, li { overflow-wrap: anywhere; }
 
 """#,
     "contact.md": #"""
-# {{contact.name}}
+{{contact.title}}
+===
 
 - {{labels.address}}: {{contact.address}}
 - {{labels.phone}}: {{contact.phone}}
@@ -340,14 +341,14 @@ p, li { overflow-wrap: anywhere; }
 """#,
     "contacts.html": ##"""
 <h1>{{labels.contacts}}</h1>
-<p class="letters" aria-label="{{labels.searchByName}}">{{#letters}}<a href="#letter-{{anchor}}">{{letter}}</a> {{/letters}}</p>
+<nav class="letters" aria-label="{{labels.searchByName}}">{{#letters}}<a href="#letter-{{anchor}}">{{letter}}</a> {{/letters}}</nav>
 <div id="contact-search" data-label="{{labels.searchByName}}" data-empty="{{labels.noMatches}}"></div>
 {{#letters}}
 <section class="letter" aria-labelledby="letter-{{anchor}}">
 <h2 id="letter-{{anchor}}">{{letter}}</h2>
 <ul class="contacts">
 {{#contacts}}
-<li data-name="{{name}}"><a href="{{url}}">{{name}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
+<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
 {{/contacts}}
 </ul>
 </section>
@@ -366,7 +367,7 @@ p, li { overflow-wrap: anywhere; }
 ## {{label}}
 
 {{#todos}}
-- {{check}} [{{text}}]({{url}}) · *{{status}}*
+- {{check}} [{{title}}]({{url}}) · *{{status}}*
 {{/todos}}
 
 {{/groups}}
@@ -434,7 +435,7 @@ p, li { overflow-wrap: anywhere; }
 """#,
     "possession.html": #"""
 <article class="possession">
-<h1>{{possession.name}}</h1>
+<h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
 <img src="{{url}}" alt="{{alt}}" width="{{width}}" height="{{height}}">
@@ -463,7 +464,7 @@ p, li { overflow-wrap: anywhere; }
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
 {{/photo}}
-<span class="name">{{name}}</span>
+<span class="name">{{title}}</span>
 </a>
 </li>
 {{/possessions}}
@@ -487,7 +488,8 @@ p, li { overflow-wrap: anywhere; }
 
 """#,
     "todo.md": #"""
-# {{todo.text}}
+{{todo.title}}
+===
 
 - {{labels.priority}}: **{{todo.priority.label}}**
 - {{labels.status}}: {{todo.check}} {{todo.status}}
