@@ -60,7 +60,8 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(routes.file("") == "index.html")
     #expect(routes.file("404") == "404.html")
     #expect(routes.link(to: "todos/3", fromFile: "index.html") == "todos/3/")
-    #expect(routes.link(to: "todos/4", fromFile: "todos/3/index.html") == "../4/")
+    #expect(routes.link(to: "todos/4", fromFile: "todos/3/index.html") == "../../todos/4/")
+    #expect(routes.link(to: "todos/3", fromFile: "todos/3/index.html") == "./")
     #expect(routes.link(to: "", fromFile: "todos/3/index.html") == "../../")
     #expect(routes.link(to: "", fromFile: "index.html") == "./")
     #expect(
@@ -332,5 +333,19 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
         "index.html: 'missing.html' does not resolve: no file 'missing.html' in the site",
         "index.html: '../up.png' points outside the site",
       ])
+  }
+}
+
+@Suite struct PaginationTests {
+  @Test("index pages link to the first, the last and two on each side of the current page")
+  func window() {
+    #expect(PageContext.pageWindow(current: 1, total: 1) == [1])
+    #expect(PageContext.pageWindow(current: 2, total: 4) == [1, 2, 3, 4])
+    #expect(PageContext.pageWindow(current: 1, total: 1000) == [1, 2, 3, nil, 1000])
+    #expect(
+      PageContext.pageWindow(current: 500, total: 1000) == [
+        1, nil, 498, 499, 500, 501, 502, nil, 1000,
+      ])
+    #expect(PageContext.pageWindow(current: 4, total: 1000) == [1, 2, 3, 4, 5, 6, nil, 1000])
   }
 }

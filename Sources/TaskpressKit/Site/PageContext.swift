@@ -9,6 +9,8 @@ struct PageContext: Sendable {
   let baseURL: String?
   /// Possession id -> photo file in the site (`photos/1a2b....jpg`).
   let photoFiles: [Int64: PhotoFile]
+  /// The layout's links by folder and section, made once (see ``Chrome``).
+  private var chromes: [String: Chrome] = [:]
 
   /// An exported photo: its file in the site and its size in pixels.
   struct PhotoFile: Sendable, Equatable {
@@ -40,6 +42,7 @@ struct PageContext: Sendable {
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if let generated { site["generated"] = .string(generated) }
     siteValue = .object(site)
+    chromes = Self.makeChromes(self)
   }
 
   /// The title a page shows in the browser tab and its heading.
@@ -145,7 +148,51 @@ struct PageContext: Sendable {
     if page == .contacts {
       pageValue["script"] = "search.js"
     }
-    let current = Self.section(of: page)
+    let chrome =
+      chromes[Self.chromeKey(file: file, section: Self.section(of: page))]
+      ?? makeChrome(file: file, section: Self.section(of: page))
+    return [
+      "site": siteValue,
+      "labels": labelsValue,
+      "page": .object(pageValue),
+      "root": chrome.root,
+      "assets": chrome.assets,
+      "home": chrome.home,
+      "nav": chrome.nav,
+      "data": chrome.data,
+    ]
+  }
+
+  /// What the layout around a page needs that depends only on the page's folder and section.
+  struct Chrome: Sendable {
+    var root: MustacheValue
+    var assets: MustacheValue
+    var home: MustacheValue
+    var nav: MustacheValue
+    var data: MustacheValue
+  }
+
+  private static func chromeKey(file: String, section: String) -> String {
+    let folder = file.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(file[...$0]) } ?? ""
+    return folder + "|" + section
+  }
+
+  /// The chrome of every folder a page can be in without pretty URLs, made once.
+  private static func makeChromes(_ context: PageContext) -> [String: Chrome] {
+    guard !context.plan.routes.prettyURLs else { return [:] }
+    var chromes: [String: Chrome] = [:]
+    for folder in ["", "page/", "todos/", "possessions/", "contacts/"] {
+      for section in ["index", "board", "possessions", "contacts", ""] {
+        let file = folder + "x.html"
+        chromes[chromeKey(file: file, section: section)] = context.makeChrome(
+          file: file, section: section)
+      }
+    }
+    return chromes
+  }
+
+  private func makeChrome(file: String, section current: String) -> Chrome {
+    let routes = plan.routes
     var nav: [MustacheValue] = []
     func navItem(_ name: String, _ label: String, _ section: String) {
       nav.append(
@@ -178,16 +225,12 @@ struct PageContext: Sendable {
       last["last"] = true
       data[data.count - 1] = .object(last)
     }
-    return [
-      "site": siteValue,
-      "labels": labelsValue,
-      "page": .object(pageValue),
-      "root": .string(routes.root(fromFile: file)),
-      "assets": .string(routes.asset("assets/", fromFile: file)),
-      "home": .string(routes.link(to: homeName, fromFile: file)),
-      "nav": .array(nav),
-      "data": .array(data),
-    ]
+    return Chrome(
+      root: .string(routes.root(fromFile: file)),
+      assets: .string(routes.asset("assets/", fromFile: file)),
+      home: .string(routes.link(to: homeName, fromFile: file)),
+      nav: .array(nav),
+      data: .array(data))
   }
 
   /// The page the site's title links to: the task list, or the first section there is.
@@ -263,12 +306,25 @@ struct PageContext: Sendable {
   }
 
   private func counts() -> MustacheValue {
-    let complete = plan.todos.reduce(0) { $0 + ($1.complete ? 1 : 0) }
-    return .object([
+    .object([
       "total": .int(Int64(plan.todos.count)),
-      "complete": .int(Int64(complete)),
-      "inProgress": .int(Int64(plan.todos.count - complete)),
+      "complete": .int(Int64(plan.completeCount)),
+      "inProgress": .int(Int64(plan.todos.count - plan.completeCount)),
     ])
+  }
+
+  /// The page numbers a page links to: the first, the last, and two on each side of the
+  /// current one, with a gap where numbers are left out (so 1,000 pages do not list 1,000
+  /// links each).
+  static func pageWindow(current: Int, total: Int) -> [Int?] {
+    var numbers: [Int?] = []
+    var last = 0
+    for page in 1...max(total, 1) where page == 1 || page == total || abs(page - current) <= 2 {
+      if page > last + 1 { numbers.append(nil) }
+      numbers.append(page)
+      last = page
+    }
+    return numbers
   }
 
   private func pagination(_ number: Int, from file: String) -> MustacheValue {
@@ -281,8 +337,9 @@ struct PageContext: Sendable {
       "total": .int(Int64(plan.pageCount)),
       "hasMultiple": .bool(plan.pageCount > 1),
       "pages": .array(
-        (1...plan.pageCount).map { page in
-          .object([
+        Self.pageWindow(current: number, total: plan.pageCount).map { page in
+          guard let page else { return .object(["gap": true]) }
+          return .object([
             "number": .int(Int64(page)), "url": .string(url(page)),
             "current": .bool(page == number),
           ])

@@ -32,25 +32,24 @@ public struct Routes: Sendable {
     relative(path, fromFile: fromFile)
   }
 
-  /// The shortest relative URL from the folder of `fromFile` to `target` (both relative to the
-  /// site's root; a `target` ending in `/` is a folder).
+  /// The relative URL from the folder of `fromFile` to `target` (both relative to the site's
+  /// root; a `target` ending in `/` is a folder): within the page's folder just the name,
+  /// anywhere else up to the root and down again.
   func relative(_ target: String, fromFile: String) -> String {
-    let from = fromFile.split(separator: "/").dropLast()
-    var to = target.split(separator: "/", omittingEmptySubsequences: true)
-    let isFolder = target.isEmpty || target.hasSuffix("/")
-    var common = 0
-    while common < from.count, common < to.count - (isFolder ? 0 : 1),
-      from[from.startIndex + common] == to[common]
+    // The common cases without splitting: a page at the root, or a target in the page's folder.
+    guard let slash = fromFile.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+      return target.isEmpty ? "./" : target
+    }
+    let folder = fromFile.utf8[...slash]
+    if target.utf8.elementsEqual(folder) { return "./" }
+    if target.utf8.count > folder.count, target.utf8.starts(with: folder),
+      !target.utf8.dropFirst(folder.count).contains(UInt8(ascii: "/"))
     {
-      common += 1
+      return String(target.utf8.dropFirst(folder.count)) ?? target
     }
-    to.removeFirst(common)
-    var url = String(repeating: "../", count: from.count - common) + to.joined(separator: "/")
-    if isFolder {
-      if url.isEmpty { return "./" }
-      if !url.hasSuffix("/") { url += "/" }
-    }
-    return url
+    // Anywhere else: up to the root, then down to the target.
+    let url = root(fromFile: fromFile) + target
+    return url.isEmpty ? "./" : url
   }
 
   /// `../` once per folder between `fromFile` and the site's root; empty at the root.

@@ -23,6 +23,8 @@ struct SitePlan: Sendable {
   let todos: [Todo]
   /// To-dos by pk, for the data copies.
   var todosByPK: [Todo] { todos.sorted { $0.pk < $1.pk } }
+  /// How many to-dos are complete.
+  let completeCount: Int
   /// Possessions by id.
   let possessions: [Possession]
   /// Contacts by name, then id.
@@ -41,6 +43,7 @@ struct SitePlan: Sendable {
     todos = data.todos.sorted { lhs, rhs in
       lhs.priority != rhs.priority ? lhs.priority < rhs.priority : lhs.pk < rhs.pk
     }
+    completeCount = data.todos.reduce(0) { $0 + ($1.complete ? 1 : 0) }
     possessions = data.possessions.sorted { $0.id < $1.id }
     contacts = data.contacts.sorted { lhs, rhs in
       let left = lhs.name.lowercased()

@@ -430,7 +430,7 @@ p, li { overflow-wrap: anywhere; }
 
 {{labels.page}} {{pagination.current}} {{labels.of}} {{pagination.total}}{{#pagination.previous}} · [← {{labels.previous}}]({{pagination.previous}}){{/pagination.previous}}{{#pagination.next}} · [{{labels.next}} →]({{pagination.next}}){{/pagination.next}}
 
-{{#pagination.pages}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/pagination.pages}}
+{{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/gap}}{{/pagination.pages}}
 
 """#,
     "possession.html": #"""
