@@ -349,3 +349,49 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(PageContext.pageWindow(current: 4, total: 1000) == [1, 2, 3, 4, 5, 6, nil, 1000])
   }
 }
+
+@Suite struct RebuildTests {
+  func todos(_ site: SiteFixture, text: String = "x") throws -> BuildOptions {
+    var options = BuildOptions()
+    options.todos = try site.database(
+      "todo-\(UUID().uuidString).sqlite",
+      todoTable + "INSERT INTO todo VALUES (1, '\(text)', 1, 0);")
+    return options
+  }
+
+  @Test("a rebuild with nothing changed stops before rendering and writes nothing")
+  func nothingChanged() throws {
+    let site = try SiteFixture()
+    let options = try todos(site)
+    let first = try site.build(options)
+    #expect(first.written > 0)
+    let again = try site.build(options)
+    #expect(again.written == 0)
+    #expect(again.unchanged == first.written)
+    #expect(again.pages == first.pages)
+  }
+
+  @Test("a changed database, option, theme or output file makes a real build")
+  func changes() throws {
+    let site = try SiteFixture()
+    var options = try todos(site)
+    try site.build(options)
+    // The database changes.
+    let database = try #require(options.todos)
+    let writer = try Database.openWritableForTesting(at: database)
+    try writer.execute("UPDATE todo SET text = 'changed' WHERE pk = 1")
+    let afterEdit = try site.build(options)
+    #expect(afterEdit.written > 0)
+    #expect(try site.page("todos/1.html").contains("changed"))
+    // An option changes.
+    options.locale = .ja
+    #expect(try site.build(options).written > 0)
+    // A generated file is edited or deleted by hand: it is put back.
+    try "edited".write(toFile: site.output + "/board.html", atomically: false, encoding: .utf8)
+    try FileManager.default.removeItem(atPath: site.output + "/todos/1.html")
+    let repaired = try site.build(options)
+    #expect(repaired.written == 2)
+    #expect(try site.page("board.html").contains("<h1>"))
+    #expect(site.exists("todos/1.html"))
+  }
+}

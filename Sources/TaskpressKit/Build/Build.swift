@@ -89,6 +89,20 @@ public enum Build {
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
     var summary = BuildSummary()
+    summary.warnings = warnings.count
+
+    // Nothing to do when the inputs are those of the previous build and its files are intact.
+    let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    if let previous = writer.previousInputs(), let recorded = InputsRecord(previous),
+      recorded.key == inputs, writer.previousFilesAreIntact()
+    {
+      writer.abort()
+      summary.unchanged = writer.previousFileCount
+      summary.pages = recorded.pages
+      summary.photos = recorded.photos
+      summary.seconds = seconds(since: started)
+      return summary
+    }
     do {
       // 3. Photos, named by their content, each written once.
       var photoFiles: [Int64: PageContext.PhotoFile] = [:]
@@ -130,11 +144,15 @@ public enum Build {
       writer.abort()
       throw error
     }
-    summary.warnings = warnings.count
-    let elapsed = ContinuousClock.now - started
-    summary.seconds =
-      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    writer.recordInputs(
+      InputsRecord(key: inputs, pages: summary.pages, photos: summary.photos).text)
+    summary.seconds = seconds(since: started)
     return summary
+  }
+
+  private static func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
 
   // MARK: - Photos

@@ -34,6 +34,8 @@ public final class OutputWriter: @unchecked Sendable {
   let interrupt: InterruptFlag
   /// The files and folders the previous build(s) wrote: they belong to taskpress.
   let previous: Manifest
+  /// The hash of `.taskpress/manifest` as the previous build left it; nil when there is none.
+  public let previousManifestHash: ContentHash?
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
   var commitStepLimit: Int?
@@ -112,6 +114,7 @@ public final class OutputWriter: @unchecked Sendable {
       }
       initial.folders[""] = .missing
       previous = Manifest()
+      previousManifestHash = nil
       repairing = false
       state = Mutex(initial)
       return
@@ -131,6 +134,7 @@ public final class OutputWriter: @unchecked Sendable {
       try Self.lock(rootFD, displayRoot)
       let loaded = try Self.loadState(rootFD, displayRoot)
       previous = loaded.manifest
+      previousManifestHash = loaded.manifestHash
       repairing = loaded.repairing
       initial.stateFolderFD = loaded.stateFolderFD
     } catch {
@@ -159,13 +163,13 @@ public final class OutputWriter: @unchecked Sendable {
 
   /// Reads `.taskpress/`: the manifest, the marker of an interrupted commit; cleans leftovers.
   private static func loadState(_ rootFD: Int32, _ displayRoot: String) throws(OutputError) -> (
-    manifest: Manifest, repairing: Bool, stateFolderFD: Int32
+    manifest: Manifest, manifestHash: ContentHash?, repairing: Bool, stateFolderFD: Int32
   ) {
     let statePath = displayRoot + "/" + OutputPath.stateFolder
     let folderFD: Int32
     do throws(SystemError) {
       guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
-        return (Manifest(), false, -1)
+        return (Manifest(), nil, false, -1)
       }
       folderFD = fd
     } catch {
@@ -173,7 +177,10 @@ public final class OutputWriter: @unchecked Sendable {
     }
     do throws(OutputError) {
       let repairing = FileSystem.statNoFollow(folderFD, markerName) != nil
-      var manifest = try readManifest(folderFD, manifestName, statePath) ?? Manifest()
+      var manifestHash: ContentHash?
+      var manifest =
+        try readManifest(folderFD, manifestName, statePath) { manifestHash = ContentHash(of: $0) }
+        ?? Manifest()
       if repairing {
         // The interrupted commit may have put any file of its own manifest in place: all of
         // them belong to taskpress. Keep that knowledge before anything else happens.
@@ -186,16 +193,17 @@ public final class OutputWriter: @unchecked Sendable {
       unlinkat(folderFD, pendingManifestName, 0)
       unlinkat(folderFD, temporaryManifestName, 0)
       FileSystem.removeTree(folderFD, stagingFolder)
-      return (manifest, repairing, folderFD)
+      return (manifest, repairing ? nil : manifestHash, repairing, folderFD)
     } catch {
       close(folderFD)
       throw error
     }
   }
 
-  static func readManifest(_ folderFD: Int32, _ name: String, _ statePath: String)
-    throws(OutputError) -> Manifest?
-  {
+  static func readManifest(
+    _ folderFD: Int32, _ name: String, _ statePath: String,
+    bytesRead: ([UInt8]) -> Void = { _ in }
+  ) throws(OutputError) -> Manifest? {
     let path = statePath + "/" + name
     let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
@@ -214,6 +222,7 @@ public final class OutputWriter: @unchecked Sendable {
     } catch {
       throw OutputError(path: path, reason: error.reason)
     }
+    bytesRead(bytes)
     guard let manifest = Manifest(parsing: bytes) else {
       throw OutputError(
         path: path,

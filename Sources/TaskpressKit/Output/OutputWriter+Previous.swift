@@ -1,0 +1,69 @@
+import Glibc
+
+extension OutputWriter {
+  /// How many files the previous build wrote.
+  public var previousFileCount: Int { previous.files.count }
+
+  /// Whether every file the previous build wrote is still there as it left it: a regular file
+  /// (not a link) with the recorded size and modification time. One `stat` per file, no reads.
+  public func previousFilesAreIntact() -> Bool {
+    guard !repairing, !previous.files.isEmpty else { return false }
+    let rootFD: Int32? = state.withLock { state in
+      if case .open(let fd) = state.folders[""] { return fd }
+      return nil
+    }
+    guard let rootFD else { return false }
+    for (path, entry) in previous.files {
+      var info = stat()
+      guard fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
+        Int(info.st_size) == entry.size, info.modificationNanoseconds == entry.modified
+      else { return false }
+    }
+    return true
+  }
+
+  /// What `Build` recorded of the inputs of the previous build (`.taskpress/inputs`), when
+  /// that record belongs to the manifest on disk (a later build that failed to record its own
+  /// inputs leaves a record that no longer matches, and so is ignored).
+  public func previousInputs() -> String? {
+    guard let manifestHash = previousManifestHash else { return nil }
+    let stateFD = state.withLock { $0.stateFolderFD }
+    guard stateFD >= 0, let bytes = Self.readSmallFile(stateFD, Self.inputsName) else {
+      return nil
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let newline = text.firstIndex(of: "\n"), text[..<newline] == manifestHash.hex else {
+      return nil
+    }
+    return String(text[text.index(after: newline)...])
+  }
+
+  /// Records `inputs` beside the manifest the commit just wrote, atomically. Best effort:
+  /// without the record the next build only does more work.
+  public func recordInputs(_ inputs: String) {
+    let statePath = display(OutputPath.stateFolder)
+    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard stateFD >= 0 else { return }
+    defer { close(stateFD) }
+    guard let manifest = Self.readSmallFile(stateFD, Self.manifestName) else { return }
+    let bytes = Array((ContentHash(of: manifest).hex + "\n" + inputs).utf8)
+    let temporary = Self.inputsName + ".tmp"
+    do {
+      try Self.writeFile(bytes, stateFD, temporary, statePath)
+      renameat(stateFD, temporary, stateFD, Self.inputsName)
+    } catch {
+      unlinkat(stateFD, temporary, 0)
+    }
+  }
+
+  private static func readSmallFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {
+    let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_size < 1 << 28 else { return nil }
+    return try? FileSystem.readAll(fd, expected: Int(info.st_size))
+  }
+
+  static let inputsName = "inputs"
+}
