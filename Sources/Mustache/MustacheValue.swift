@@ -18,6 +18,33 @@ public enum MustacheValue: Sendable, Equatable {
   case array([MustacheValue])
   /// A hash: its keys are names a template can look up.
   case object([String: MustacheValue])
+  /// A list whose elements are made when a section reaches them, so that a list of 100,000
+  /// rows never has to be in memory at once; otherwise it behaves as `.array`.
+  case list(MustacheList)
+}
+
+/// A list of values made on demand, one element at a time; see ``MustacheValue/list(_:)``.
+public struct MustacheList: Sendable, Equatable {
+  /// The number of elements.
+  public let count: Int
+  private let element: @Sendable (Int) -> MustacheValue
+
+  /// Creates a list of `count` elements; `element(i)` makes the element at `i`, each time it is
+  /// needed.
+  public init(count: Int, element: @escaping @Sendable (Int) -> MustacheValue) {
+    self.count = max(0, count)
+    self.element = element
+  }
+
+  /// The element at `index`, made now.
+  public subscript(index: Int) -> MustacheValue {
+    element(index)
+  }
+
+  /// Lists are equal when their elements are.
+  public static func == (lhs: MustacheList, rhs: MustacheList) -> Bool {
+    lhs.count == rhs.count && (0..<lhs.count).allSatisfy { lhs[$0] == rhs[$0] }
+  }
 }
 
 // MARK: - Truthiness and interpolation
@@ -33,6 +60,7 @@ extension MustacheValue {
     case .double(let value): return value != 0 && !value.isNaN
     case .string(let value): return !value.isEmpty
     case .array(let values): return !values.isEmpty
+    case .list(let list): return list.count > 0
     case .object: return true
     }
   }
@@ -47,6 +75,8 @@ extension MustacheValue {
     case .double(let value): return Self.format(value)
     case .string(let value): return value
     case .array(let values): return values.map(\.interpolatedText).joined(separator: ",")
+    case .list(let list):
+      return (0..<list.count).map { list[$0].interpolatedText }.joined(separator: ",")
     }
   }
 

@@ -90,6 +90,13 @@ struct Renderer {
           section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
         stack.removeLast()
       }
+    } else if case .list(let list) = value {
+      for index in 0..<list.count {
+        stack.append(list[index])
+        try render(
+          section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
+        stack.removeLast()
+      }
     } else if value.isTruthy {
       stack.append(value)
       try render(

@@ -91,14 +91,15 @@ struct PageContext: Sendable {
       context["counts"] = counts()
       context["pagination"] = pagination(number, from: file)
     case .board:
-      var inProgress: [MustacheValue] = []
-      var complete: [MustacheValue] = []
+      // The cards are made as the template reaches them: a board of 100,000 to-dos is never
+      // in memory as values, only as the page's bytes.
+      var inProgress: [Int] = []
+      var complete: [Int] = []
       for position in plan.todos.indices {
-        let card = todo(at: position, from: file)
         if plan.todos[position].complete {
-          complete.append(card)
+          complete.append(position)
         } else {
-          inProgress.append(card)
+          inProgress.append(position)
         }
       }
       context["columns"] = .array([
@@ -112,8 +113,8 @@ struct PageContext: Sendable {
         todo(at: neighbour, from: file)
       }
     case .possessions:
-      context["possessions"] = .array(
-        plan.possessions.indices.map { possession(at: $0, from: file) })
+      context["possessions"] = .list(
+        MustacheList(count: plan.possessions.count) { possession(at: $0, from: file) })
     case .possession(let position):
       context["possession"] = possession(at: position, from: file)
       addNeighbours(position, count: plan.possessions.count, to: &context) { neighbour in
@@ -350,10 +351,14 @@ struct PageContext: Sendable {
     return .object(value)
   }
 
-  private func column(_ key: String, _ label: String, _ cards: [MustacheValue]) -> MustacheValue {
-    .object([
-      "key": .string(key), "label": .string(label), "count": .int(Int64(cards.count)),
-      "todos": .array(cards),
+  private func column(_ key: String, _ label: String, _ positions: [Int]) -> MustacheValue {
+    let file = plan.file(of: .board)
+    return .object([
+      "key": .string(key), "label": .string(label), "count": .int(Int64(positions.count)),
+      "todos": .list(
+        MustacheList(count: positions.count) { index in
+          todo(at: positions[index], from: file)
+        }),
     ])
   }
 
