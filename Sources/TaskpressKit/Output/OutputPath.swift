@@ -71,4 +71,12 @@ enum OutputPath {
       }
     }
   }
+
+  /// Whether `path` is `folder` or inside it.
+  static func isWithin(_ path: String, _ folder: String) -> Bool {
+    path == folder
+      || (path.utf8.count > folder.utf8.count && path.hasPrefix(folder)
+        && path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: folder.utf8.count)]
+          == UInt8(ascii: "/"))
+  }
 }

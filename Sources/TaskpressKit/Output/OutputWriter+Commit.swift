@@ -104,15 +104,21 @@ extension OutputWriter {
     try Self.writeFile(Array("taskpress\n".utf8), stateFD, Self.markerName, statePath)
 
     var steps = 0
+    let stagingFD = state.withLock { $0.stagingFD }
+    // Folders that did not exist were staged whole: one rename each puts them in place.
+    let moved = try moveShadowFolders(stagingFD, steps: &steps)
     var removedEarly = Set<String>()
-    for folder in toCreate {
+    for folder in toCreate where !moved.contains(where: { OutputPath.isWithin(folder, $0.root) }) {
       try createFolder(folder, stale: Set(stale), removed: &removedEarly)
     }
+    let movedNames = Set(moved.map(\.name))
     var currentFolder: String?
     var folderRef: FolderRef?
     defer { folderRef?.release() }
-    let stagingFD = state.withLock { $0.stagingFD }
     for (path, name) in staged {
+      if let slash = name.firstIndex(of: "/"), movedNames.contains(String(name[..<slash])) {
+        continue
+      }
       let (folder, leaf) = OutputPath.split(path)
       if folder != currentFolder {
         folderRef?.release()
@@ -173,6 +179,44 @@ extension OutputWriter {
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
     return summary
+  }
+
+  /// Renames each staged folder (see `createStagingFile`) onto its place when nothing stands
+  /// there; returns the folders moved. A folder not moved is published file by file.
+  private func moveShadowFolders(
+    _ stagingFD: Int32, steps: inout Int
+  ) throws(OutputError) -> [(root: String, name: String)] {
+    let roots = state.withLock { $0.shadowRoots }.sorted { OutputPath.precedes($0.key, $1.key) }
+    var moved: [(root: String, name: String)] = []
+    for (root, name) in roots {
+      let (parentPath, leaf) = OutputPath.split(root)
+      let parentRef: FolderRef?
+      if parentPath.isEmpty {
+        parentRef = try state.withLock { (s) throws(OutputError) in
+          FolderRef(fd: try ensureRoot(&s), owned: false)
+        }
+      } else {
+        parentRef = try folder(parentPath)
+      }
+      guard let parent = parentRef else { continue }
+      defer { parent.release() }
+      guard FileSystem.statNoFollow(parent.fd, leaf) == nil else { continue }
+      if let limit = commitStepLimit, steps >= limit {
+        throw OutputError(path: displayRoot, reason: "commit stopped after \(limit) steps")
+      }
+      guard renameat(stagingFD, name, parent.fd, leaf) == 0 else {
+        throw OutputError(path: display(root), reason: SystemError.current.reason)
+      }
+      steps += 1
+      moved.append((root, name))
+      state.withLock { s in
+        for key in s.folders.keys where OutputPath.isWithin(key, root) && s.folders[key] == .missing
+        {
+          s.folders[key] = nil
+        }
+      }
+    }
+    return moved
   }
 
   private func stateFolderExists() -> Bool {

@@ -80,6 +80,11 @@ public final class OutputWriter: @unchecked Sendable {
     /// Calls of `add` in progress: descriptors are closed only when none is.
     var activeAdds = 0
     var closed = false
+    /// Folders of the site that do not exist yet, each staged whole as a folder of the staging
+    /// area (`d1`, `d2`, ...) that the commit renames into place in one step.
+    var shadowRoots: [String: String] = [:]
+    /// Folders made inside the staging area, relative to it.
+    var stagingFolders: Set<String> = []
   }
 
   let state: Mutex<State>
@@ -438,22 +443,76 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
-  /// Creates a new, empty staging file for `path`; returns its descriptor and name.
+  /// Creates a new, empty staging file for `path`; returns its descriptor and its name, a path
+  /// relative to the staging folder.
+  ///
+  /// A file whose folder already exists is staged flat (`17`) and renamed into place by the
+  /// commit. A file under a folder that does not exist yet (all of them on a first build) goes
+  /// into a copy of that folder in the staging area (`d1/3.html` for `todos/3.html`), and the
+  /// commit moves the whole folder with one rename.
   func createStagingFile(_ path: String) throws(OutputError) -> (Int32, String) {
+    let shadow = try shadowLocation(of: path)
     let (stagingFD, name) = try state.withLock { (s) throws(OutputError) -> (Int32, String) in
       guard s.phase == .staging else {
         throw OutputError(
           path: display(path), reason: "added after the output was committed or aborted")
       }
       if s.stagingFD < 0 { try createStagingFolder(&s) }
-      s.nextStagingName += 1
-      return (s.stagingFD, String(s.nextStagingName, radix: 36))
+      guard let shadow else {
+        s.nextStagingName += 1
+        return (s.stagingFD, String(s.nextStagingName, radix: 36))
+      }
+      var rootName = s.shadowRoots[shadow.root]
+      if rootName == nil {
+        s.nextStagingName += 1
+        rootName = "d" + String(s.nextStagingName, radix: 36)
+        s.shadowRoots[shadow.root] = rootName
+      }
+      let stagedFolder = [rootName ?? "", shadow.folder].filter { !$0.isEmpty }.joined(
+        separator: "/")
+      try makeStagingFolders(stagedFolder, &s)
+      return (s.stagingFD, stagedFolder + "/" + shadow.leaf)
     }
     let fd = openat(stagingFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
       throw OutputError(path: display(path), reason: SystemError.current.reason)
     }
     return (fd, name)
+  }
+
+  /// Where a file under a folder that does not exist yet is staged: the outermost such folder
+  /// (`root`), the path from it to the file's folder, and the file's name. Nil when the file's
+  /// folder exists.
+  private func shadowLocation(of path: String) throws(OutputError) -> (
+    root: String, folder: String, leaf: String
+  )? {
+    let (folder, leaf) = OutputPath.split(path)
+    guard !folder.isEmpty else { return nil }
+    var prefix = ""
+    var remainder = Substring(folder)
+    while !remainder.isEmpty {
+      let part = remainder.prefix { $0 != "/" }
+      remainder = remainder.dropFirst(part.count).drop { $0 == "/" }
+      prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+      guard let ref = try self.folder(prefix) else {
+        return (prefix, String(remainder), leaf)
+      }
+      ref.release()
+    }
+    return nil
+  }
+
+  /// Creates `relative` and its parents inside the staging folder, once.
+  private func makeStagingFolders(_ relative: String, _ s: inout State) throws(OutputError) {
+    guard !s.stagingFolders.contains(relative) else { return }
+    let parent = OutputPath.split(relative).folder
+    if !parent.isEmpty { try makeStagingFolders(parent, &s) }
+    guard mkdirat(s.stagingFD, relative, 0o777) == 0 || errno == EEXIST else {
+      throw OutputError(
+        path: display(OutputPath.stateFolder + "/" + Self.stagingFolder + "/" + relative),
+        reason: SystemError.current.reason)
+    }
+    s.stagingFolders.insert(relative)
   }
 
   /// Records the size and modification time of a fully written staging file and closes it.
