@@ -26,9 +26,22 @@ public class CommandIO: @unchecked Sendable {
     write(text, to: STDOUT_FILENO)
   }
 
-  /// Writes a diagnostic.
+  /// Writes a diagnostic. On a terminal its `error:`, `warning:` or `note:` label is coloured,
+  /// unless `NO_COLOR` is set (https://no-color.org) or the terminal is dumb.
   public func err(_ text: String) {
-    write(text, to: STDERR_FILENO)
+    write(usesColor ? Self.colorLabel(text) : text, to: STDERR_FILENO)
+  }
+
+  private var usesColor: Bool {
+    errorIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+  }
+
+  static func colorLabel(_ text: String) -> String {
+    for (label, color) in [("error:", "1;31"), ("warning:", "1;33"), ("note:", "1;36")]
+    where text.hasPrefix(label) {
+      return "\u{1B}[\(color)m\(label)\u{1B}[0m" + text.dropFirst(label.count)
+    }
+    return text
   }
 
   /// Whether diagnostics go to a terminal (progress lines are shown only there).

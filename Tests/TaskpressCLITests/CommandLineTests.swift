@@ -224,3 +224,14 @@ func makeTemporaryFolder() throws -> String {
     #expect(result.stderr == "error: nope.json: cannot read the config file (no such file?)\n")
   }
 }
+
+@Suite struct ColorTests {
+  @Test("labels are coloured only for a terminal, and not when captured")
+  func labels() {
+    #expect(CommandIO.colorLabel("error: x\n") == "\u{1B}[1;31merror:\u{1B}[0m x\n")
+    #expect(CommandIO.colorLabel("plain\n") == "plain\n")
+    let io = CapturedIO(environment: [:], currentDirectory: "/")
+    io.err("error: x\n")
+    #expect(io.stderr == "error: x\n")
+  }
+}
