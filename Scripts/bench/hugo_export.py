@@ -93,9 +93,10 @@ def sniff(blob):
 
 
 def priority_key(priority):
+    """Index order (DESIGN.md): High, Medium, Low, then other numbers by value, then none."""
     if isinstance(priority, int) and not isinstance(priority, bool):
-        return (0, priority)
-    return (1, 0)
+        return (0 if priority in LABELS else 1, priority)
+    return (2, 0)
 
 
 def table_name(db, wanted):
