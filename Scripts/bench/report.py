@@ -62,7 +62,7 @@ def main():
     out.append(f"- workload: {meta.get('workload')}")
     out.append(f"- runs per scenario: {meta.get('runs')} (median, min-max); {meta.get('date')}")
     out.append("")
-    out.append("| scenario | median s | min-max s | peak RSS MB | files written |")
+    out.append("| scenario | median s | min-max s | peak RSS MB (max) | files written |")
     out.append("|---|---:|---:|---:|---:|")
     for scenario in ORDER + sorted(set(samples) - set(ORDER)):
         rows = samples.get(scenario)
