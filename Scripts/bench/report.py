@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Turn one benchmark run's measurements into the Markdown report (Scripts/benchmark).
+
+  report.py RUN_DIR
+
+Reads RUN_DIR/times.tsv (scenario, run, seconds, peak RSS KiB, files), RUN_DIR/meta.txt
+(key=value lines) and RUN_DIR/changed-one-*.txt, and prints Markdown on stdout.
+"""
+
+import os
+import statistics
+import sys
+
+ORDER = [
+    "taskpress cold build",
+    "taskpress rebuild, nothing changed",
+    "taskpress rebuild, one to-do changed",
+    "floor",
+    "Hugo export (Python)",
+    "Hugo build",
+]
+FILES_MEANING = {
+    "taskpress rebuild, nothing changed": "changed",
+    "taskpress rebuild, one to-do changed": "changed",
+}
+
+
+def load(run):
+    samples = {}
+    with open(os.path.join(run, "times.tsv"), encoding="utf-8") as f:
+        for line in f:
+            scenario, _, seconds, rss, files = line.rstrip("\n").split("\t")
+            samples.setdefault(scenario, []).append(
+                (float(seconds), int(rss) if rss else None, int(files) if files else None))
+    meta = {}
+    with open(os.path.join(run, "meta.txt"), encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("=")
+            meta[key] = value
+    return samples, meta
+
+
+def median(scenario, samples):
+    rows = samples.get(scenario)
+    return statistics.median(s for s, _, _ in rows) if rows else None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "n/a"
+
+
+def main():
+    run = sys.argv[1]
+    samples, meta = load(run)
+    out = []
+    out.append("# taskpress benchmark")
+    out.append("")
+    out.append(f"- machine: {meta.get('nproc')} cores, {meta.get('cpu')}, {meta.get('memory')}, "
+               f"{meta.get('kernel')}, file system {meta.get('filesystem')}")
+    for key in ("swift", "taskpress", "hugo", "python", "cc"):
+        out.append(f"- {key}: {meta.get(key)}")
+    out.append(f"- workload: {meta.get('workload')}")
+    out.append(f"- runs per scenario: {meta.get('runs')} (median, min-max); {meta.get('date')}")
+    out.append("")
+    out.append("| scenario | median s | min-max s | peak RSS MB (max) | files written |")
+    out.append("|---|---:|---:|---:|---:|")
+    for scenario in ORDER + sorted(set(samples) - set(ORDER)):
+        rows = samples.get(scenario)
+        if not rows:
+            continue
+        secs = [s for s, _, _ in rows]
+        rss = [r for _, r, _ in rows if r is not None]
+        files = [n for _, _, n in rows if n is not None]
+        rss_text = f"{max(rss) / 1024:.0f}" if rss else "n/a"
+        if scenario == "floor":
+            rss_text = "n/a (holds the tree)"
+        if files:
+            lo, hi = min(files), max(files)
+            files_text = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            if scenario in FILES_MEANING:
+                files_text += f" {FILES_MEANING[scenario]}"
+        else:
+            files_text = "n/a"
+        out.append(f"| {scenario} | {statistics.median(secs):.3f} | "
+                   f"{min(secs):.3f}-{max(secs):.3f} | {rss_text} | {files_text} |")
+    out.append("")
+
+    cold = median("taskpress cold build", samples)
+    floor = median("floor", samples)
+    hugo = median("Hugo build", samples)
+    export = median("Hugo export (Python)", samples)
+    nothing = median("taskpress rebuild, nothing changed", samples)
+    out.append(f"- taskpress cold / floor: **{ratio(cold, floor)}** (target: at most 2)")
+    out.append(f"- Hugo build / taskpress cold: **{ratio(hugo, cold)}**; "
+               f"(Hugo export + build) / taskpress cold: {ratio((export or 0) + (hugo or 0) if hugo else None, cold)}")
+    out.append(f"- rebuild with nothing changed / cold build: {ratio(nothing, cold)}")
+    if cold is None and floor and hugo:
+        out.append(f"- Hugo build / floor: {ratio(hugo, floor)} (taskpress not measured)")
+    out.append(f"- floor: writes the files of {meta.get('floor_source') or 'nothing (no tree)'}; "
+               f"checked: {meta.get('floor_verified')}")
+    first = os.path.join(run, "changed-one-1.txt")
+    if os.path.exists(first):
+        with open(first, encoding="utf-8") as f:
+            lines = [line.rstrip("\n").replace("\t", " ") for line in f]
+        shown = ", ".join(f"`{line}`" for line in lines[:8])
+        more = f" and {len(lines) - 8} more" if len(lines) > 8 else ""
+        out.append(f"- one to-do changed (pk {meta.get('change_pk')}): {len(lines)} files: "
+                   f"{shown or 'none'}{more}")
+    none = [os.path.join(run, n) for n in sorted(os.listdir(run)) if n.startswith("changed-none-")]
+    touched = sum(1 for p in none for _ in open(p, encoding="utf-8"))
+    if none:
+        out.append(f"- nothing changed: {touched} files written over {len(none)} rebuilds "
+                   f"(expected 0)")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
