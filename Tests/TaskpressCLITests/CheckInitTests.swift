@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import TaskpressCLI
+
+@Suite struct CheckCommandTests {
+  @Test("check exits 0 on a site whose links all resolve")
+  func clean() throws {
+    let folder = try makeTemporaryFolder()
+    try #"<a href="b.html">b</a>"#.write(
+      toFile: folder + "/a.html", atomically: true, encoding: .utf8)
+    try #"<a href="a.html">a</a>"#.write(
+      toFile: folder + "/b.html", atomically: true, encoding: .utf8)
+    let result = runTaskpress(["check", folder])
+    #expect(result.status == 0)
+    #expect(result.stdout == "2 pages, 2 links: every link resolves\n")
+  }
+
+  @Test("check exits 1 listing each broken link with its page")
+  func broken() throws {
+    let folder = try makeTemporaryFolder()
+    try #"<a href="gone.html">x</a><img src="img/p.png" alt="">"#.write(
+      toFile: folder + "/index.html", atomically: true, encoding: .utf8)
+    let result = runTaskpress(["check", folder])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == """
+        error: \(folder)/index.html: 'gone.html' does not resolve: no file 'gone.html' in the site
+        error: \(folder)/index.html: 'img/p.png' does not resolve: no file 'img/p.png' in the site
+        2 broken links in 1 page, 2 links
+
+        """)
+  }
+
+  @Test("check on a missing folder names it")
+  func missing() throws {
+    let folder = try makeTemporaryFolder() + "/nope"
+    let result = runTaskpress(["check", folder])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == "error: \(folder): no such folder; build the site first or name its folder\n"
+    )
+  }
+}
+
+@Suite struct InitCommandTests {
+  @Test("init writes the theme and a config, then refuses to overwrite them")
+  func initTwice() throws {
+    let folder = try makeTemporaryFolder() + "/mysite"
+    let first = runTaskpress(["init", folder])
+    #expect(first.status == 0)
+    #expect(first.stdout.hasPrefix("wrote "))
+    #expect(FileManager.default.fileExists(atPath: folder + "/templates/layout.html"))
+    #expect(FileManager.default.fileExists(atPath: folder + "/taskpress.json"))
+    let second = runTaskpress(["init", folder])
+    #expect(second.status == 1)
+    #expect(second.stderr.hasPrefix("error: \(folder)/taskpress.json: already exists"))
+  }
+
+  @Test("the config init writes builds with the theme init wrote")
+  func initThenBuild() throws {
+    let folder = try makeTemporaryFolder()
+    #expect(runTaskpress(["init", folder]).status == 0)
+    var layout = try String(contentsOfFile: folder + "/templates/layout.html", encoding: .utf8)
+    layout = layout.replacingOccurrences(of: "<main", with: "<!-- mine --><main")
+    try layout.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
+    let corpus = try #require(Corpus.sampleDatabases)
+    try FileManager.default.copyItem(
+      atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
+      toPath: folder + "/todo.sqlite")
+    let result = runTaskpress(["build", "--config", folder + "/taskpress.json", "--quiet"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let index = try String(contentsOfFile: folder + "/site/index.html", encoding: .utf8)
+    #expect(index.contains("<!-- mine --><main"))
+  }
+}
