@@ -143,7 +143,8 @@ import Testing
         result.stderr == "interrupted: the site in '\(site)' was written completely first\n")
       #expect(access(marker, F_OK) != 0)
       let clean = folder + "/clean"
-      try #require(runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
+      try #require(
+        runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
       #expect(FolderSnapshot(site).contents == FolderSnapshot(clean).contents)
       return
     }
@@ -184,7 +185,8 @@ import Testing
       #expect(access(marker, F_OK) != 0)
       #expect(access(site + "/.taskpress/staging", F_OK) != 0)
       let clean = folder + "/clean"
-      try #require(runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
+      try #require(
+        runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
       let repaired = FolderSnapshot(site)
       let expected = FolderSnapshot(clean)
       #expect(repaired.contents == expected.contents)
@@ -297,7 +299,9 @@ import Testing
     try #require(first.status == 0, "\(first.stderr)")
     let before = FolderSnapshot(site)
 
-    let result = runTaskpress(["build", "--todos", todos, "--possessions", things, "--output", site])
+    let result = runTaskpress([
+      "build", "--todos", todos, "--possessions", things, "--output", site,
+    ])
     #expect(result.status == 1)
     #expect(result.stdout.isEmpty)
     let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
@@ -487,8 +491,9 @@ struct SmallDisk {
   static let canMount: Bool = {
     let probe = NSTemporaryDirectory() + "taskpress-mount-probe-" + UUID().uuidString
     defer { try? FileManager.default.removeItem(atPath: probe) }
-    guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true))
-      != nil, let disk = try? SmallDisk(at: probe, size: "64k")
+    guard
+      (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true))
+        != nil, let disk = try? SmallDisk(at: probe, size: "64k")
     else { return false }
     disk.unmount()
     return true
