@@ -319,6 +319,36 @@ import Testing
     #expect(again.stdout.hasPrefix("built \(site): 0 written, "))
   }
 
+  @Test("a commit that fails before it starts: exit 1, the site as it was, no staged files left")
+  func commitFailsBeforeStarting() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let small = folder + "/small.sqlite"
+    let more = folder + "/more.sqlite"
+    try SafetyFixtures.todos(at: small, count: 5)
+    try SafetyFixtures.todos(at: more, count: 50, text: "more")
+    let site = folder + "/site"
+    let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
+    try #require(first.status == 0, "\(first.stderr)")
+    // The list of files the commit writes first cannot be created: a folder is in its place.
+    let pending = site + "/.taskpress/manifest.new"
+    try FileManager.default.createDirectory(atPath: pending, withIntermediateDirectories: true)
+    let before = FolderSnapshot(site)
+
+    let result = runTaskpress(["build", "--todos", more, "--output", site])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr == """
+        error: \(pending): is a folder, not a file
+        the site in '\(site)' was not changed
+
+        """)
+    let changes = FolderSnapshot(site).differences(from: before)
+    #expect(changes.isEmpty, "the failed build changed the site: \(changes)")
+    #expect(access(site + "/.taskpress/commit-in-progress", F_OK) != 0)
+    #expect(access(site + "/.taskpress/staging", F_OK) != 0, "the staged files are left behind")
+  }
+
   // MARK: - The output folder
 
   @Test("an output path that is a file: exit 1, the message, the file as it was")
