@@ -83,6 +83,7 @@ import Testing
       let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
       try #require(first.status == 0, "\(first.stderr)")
       let before = FolderSnapshot(site)
+      let manifest = FileManager.default.contents(atPath: site + "/.taskpress/manifest")
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
 
@@ -104,6 +105,7 @@ import Testing
       let changes = FolderSnapshot(site).differences(from: before)
       #expect(changes.isEmpty, "the interrupted build changed the site: \(changes)")
       #expect(access(staging, F_OK) != 0, "the staging folder is left behind")
+      #expect(FileManager.default.contents(atPath: site + "/.taskpress/manifest") == manifest)
       #expect(access(site + "/.taskpress/commit-in-progress", F_OK) != 0)
 
       let again = runTaskpress(["build", "--todos", small, "--output", site])
