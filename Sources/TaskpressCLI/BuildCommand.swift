@@ -38,7 +38,7 @@ enum BuildCommand {
       progress.clear()
       if interrupt.isSet {
         io.err("interrupted: the site in '\(options.output)' was left as it was\n")
-        return TaskpressCLI.ExitStatus.interrupted
+        return TaskpressCLI.ExitStatus.interrupted(by: interrupt.signal)
       }
       io.err("error: \(error)\n")
       if !(error is BuildError && options.strict) {
@@ -61,7 +61,12 @@ enum BuildCommand {
     if !options.quiet {
       io.out("built \(options.output): \(summary.line)\n")
     }
-    return interrupt.isSet ? TaskpressCLI.ExitStatus.interrupted : TaskpressCLI.ExitStatus.success
+    if interrupt.isSet {
+      // The signal came while the site was being written: the writing finished first.
+      io.err("interrupted: the site in '\(options.output)' was written completely first\n")
+      return TaskpressCLI.ExitStatus.interrupted(by: interrupt.signal)
+    }
+    return TaskpressCLI.ExitStatus.success
   }
 
   /// A progress line only on a terminal, never in CI.

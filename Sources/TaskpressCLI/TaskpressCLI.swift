@@ -11,8 +11,15 @@ public enum TaskpressCLI {
     public static let failure: Int32 = 1
     /// A usage error: unknown flag, bad value.
     public static let usage: Int32 = 64
-    /// Interrupted by SIGINT or SIGTERM.
+    /// Interrupted by SIGINT (Ctrl-C); see `interrupted(by:)`.
     public static let interrupted: Int32 = 130
+
+    /// The status of a build stopped by `signal`: `128 + signal`, as a shell reports a process
+    /// killed by it (130 for SIGINT, 143 for SIGTERM), so scripts can tell the two apart.
+    public static func interrupted(by signal: Int32?) -> Int32 {
+      guard let signal, signal > 0 else { return interrupted }
+      return 128 + signal
+    }
   }
 
   /// Runs taskpress in this process with its real stdout, stderr and environment.

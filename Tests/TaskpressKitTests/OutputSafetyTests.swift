@@ -259,20 +259,25 @@ import Testing
     #expect(Tree.contents(root) == ["todos/1.html": Array("one".utf8)])
   }
 
-  @Test("the signal guard turns SIGINT into the process flag")
+  @Test("the signal guard turns a signal into the process flag, even one the thread blocked")
   func signalGuard() throws {
     InterruptFlag.process.reset()
-    let guarded = SignalGuard(signals: [SIGUSR1])
-    // Test threads may block signals: unblock it here so that raise() delivers it now.
-    var unblock = sigset_t()
+    // A child inherits its parent's mask: Foundation's Process started from a worker thread
+    // gives taskpress SIGINT and SIGTERM blocked. The guard must unblock what it handles.
+    var blocked = sigset_t()
     var saved = sigset_t()
-    sigemptyset(&unblock)
-    sigaddset(&unblock, SIGUSR1)
-    pthread_sigmask(SIG_UNBLOCK, &unblock, &saved)
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGUSR1)
+    pthread_sigmask(SIG_BLOCK, &blocked, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+
+    let guarded = SignalGuard(signals: [SIGUSR1])
     raise(SIGUSR1)
-    pthread_sigmask(SIG_SETMASK, &saved, nil)
     #expect(InterruptFlag.process.signal == SIGUSR1)
     guarded.restore()
+    var mask = sigset_t()
+    pthread_sigmask(SIG_SETMASK, nil, &mask)
+    #expect(sigismember(&mask, SIGUSR1) == 1, "restore() puts the previous mask back")
     InterruptFlag.process.reset()
     #expect(!InterruptFlag.process.isSet)
   }

@@ -40,6 +40,18 @@ public enum Build {
     interrupt: InterruptFlag = .process, busyTimeout: Duration = .seconds(5),
     reporter: Reporter
   ) throws -> BuildSummary {
+    try run(
+      options, sourceDateEpoch: sourceDateEpoch, interrupt: interrupt, busyTimeout: busyTimeout,
+      reporter: reporter, commitStepLimit: nil)
+  }
+
+  /// `run`, with the commit stopped after `commitStepLimit` renames as if the process had been
+  /// killed there (tests only; see `OutputWriter.commitStepLimit`).
+  static func run(
+    _ options: BuildOptions, sourceDateEpoch: String? = nil,
+    interrupt: InterruptFlag = .process, busyTimeout: Duration = .seconds(5),
+    reporter: Reporter, commitStepLimit: Int?
+  ) throws -> BuildSummary {
     let started = ContinuousClock.now
     let theme = try Theme.load(overrides: options.templates)
     let labels = try theme.labels(options.locale)
@@ -88,6 +100,7 @@ public enum Build {
     let renderer = try PageRenderer(theme: theme)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
+    writer.commitStepLimit = commitStepLimit
     var summary = BuildSummary()
     summary.warnings = warnings.count
 

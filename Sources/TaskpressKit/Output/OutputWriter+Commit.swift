@@ -34,9 +34,15 @@ extension OutputWriter {
       }
       return summary
     } catch {
-      // Leave the marker (if written) so that the next build repairs the folder.
+      // Leave the marker (if written) so that the next build repairs the folder. Without it,
+      // nothing visible changed: remove the staged files now, as `abort()` would (on a full
+      // disk they hold the space the user needs back).
       state.withLock { s in
         s.phase = .finished
+        if s.stateFolderFD >= 0, FileSystem.statNoFollow(s.stateFolderFD, Self.markerName) == nil {
+          FileSystem.removeTree(s.stateFolderFD, Self.stagingFolder)
+          unlinkat(s.stateFolderFD, Self.pendingManifestName, 0)
+        }
         Self.closeAll(&s)
       }
       throw error
