@@ -124,9 +124,10 @@ import Testing
       let folder = try makeTemporaryFolder()
       defer { try? FileManager.default.removeItem(atPath: folder) }
       let site = folder + "/site"
-      let small = folder + "/small.sqlite"
-      try SafetyFixtures.todos(at: small, count: 20, text: "small")
-      let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
+      // The first build has every page, so the second's commit renames each changed one.
+      let before = folder + "/before.sqlite"
+      try SafetyFixtures.todos(at: before, count: count, text: "before")
+      let first = runTaskpress(["build", "--todos", before, "--output", site, "--quiet"])
       try #require(first.status == 0, "\(first.stderr)")
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
@@ -160,9 +161,10 @@ import Testing
       let folder = try makeTemporaryFolder()
       defer { try? FileManager.default.removeItem(atPath: folder) }
       let site = folder + "/site"
-      let small = folder + "/small.sqlite"
-      try SafetyFixtures.todos(at: small, count: 20, text: "small")
-      let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
+      // The first build has every page, so the second's commit renames each changed one.
+      let before = folder + "/before.sqlite"
+      try SafetyFixtures.todos(at: before, count: count, text: "before")
+      let first = runTaskpress(["build", "--todos", before, "--output", site, "--quiet"])
       try #require(first.status == 0, "\(first.stderr)")
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
@@ -240,12 +242,13 @@ import Testing
     options.possessions = things
     let quiet = Build.Reporter(warning: { _ in })
 
-    // How many files the new build renames into place over the old site.
+    // How many renames the new build's commit makes over the old site (a new folder is
+    // staged whole and moved with one).
     let probe = folder + "/probe"
     try oldSite(probe)
     let renames = try Build.run(
       options.with(output: probe), interrupt: InterruptFlag(), reporter: quiet
-    ).written
+    ).commitSteps
     try #require(renames > 10)
 
     let site = folder + "/site"

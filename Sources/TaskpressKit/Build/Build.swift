@@ -153,6 +153,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.commitSteps = output.commitSteps
     } catch {
       writer.abort()
       throw error

@@ -16,6 +16,8 @@ public struct BuildSummary: Sendable, Equatable {
   public var seconds = 0.0
   /// Whether an interrupted earlier build was repaired.
   public var repaired = false
+  /// Renames the commit made; tests stop commits part way through.
+  var commitSteps = 0
 
   /// An empty summary.
   public init() {}

@@ -15,4 +15,6 @@ public struct OutputSummary: Sendable, Equatable {
   /// Problems that did not stop the build (a stale file that could not be removed), one line
   /// each, e.g. `site/old.html: permission denied`.
   public var warnings: [OutputError]
+  /// Renames the commit made (a staged folder counts once); tests stop commits part way.
+  var commitSteps = 0
 }

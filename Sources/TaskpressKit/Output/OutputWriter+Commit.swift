@@ -184,6 +184,7 @@ extension OutputWriter {
     }
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
+    summary.commitSteps = steps
     return summary
   }
 
