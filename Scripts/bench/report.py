@@ -84,6 +84,14 @@ def main():
         out.append(f"| {scenario} | {statistics.median(secs):.3f} | "
                    f"{min(secs):.3f}-{max(secs):.3f} | {rss_text} | {files_text} |")
     out.append("")
+    noisy = [f"{name} ({max(s for s, _, _ in rows) / min(s for s, _, _ in rows):.1f}x)"
+             for name, rows in samples.items()
+             if len(rows) >= 3 and min(s for s, _, _ in rows) > 0
+             and max(s for s, _, _ in rows) > 1.5 * min(s for s, _, _ in rows)]
+    if noisy:
+        out.append(f"- noisy: slowest/fastest run differ by more than 1.5x for {', '.join(noisy)}; "
+                   "something else was using the disk or CPUs (another build, a large delete)."
+                   " Rerun on a quiet machine before drawing conclusions.")
 
     cold = median("taskpress cold build", samples)
     floor = median("floor", samples)
