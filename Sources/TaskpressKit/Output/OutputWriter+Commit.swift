@@ -197,15 +197,7 @@ extension OutputWriter {
     var moved: [(root: String, name: String)] = []
     for (root, name) in roots {
       let (parentPath, leaf) = OutputPath.split(root)
-      let parentRef: FolderRef?
-      if parentPath.isEmpty {
-        parentRef = try state.withLock { (s) throws(OutputError) in
-          FolderRef(fd: try ensureRoot(&s), owned: false)
-        }
-      } else {
-        parentRef = try folder(parentPath)
-      }
-      guard let parent = parentRef else { continue }
+      guard let parent = try folderOrRoot(parentPath) else { continue }
       defer { parent.release() }
       guard FileSystem.statNoFollow(parent.fd, leaf) == nil else { continue }
       if let limit = commitStepLimit, steps >= limit {
@@ -224,6 +216,15 @@ extension OutputWriter {
       }
     }
     return moved
+  }
+
+  /// The folder `relative` of the output, or the output folder itself (created if need be)
+  /// for `""`; nil when the folder does not exist.
+  private func folderOrRoot(_ relative: String) throws(OutputError) -> FolderRef? {
+    guard relative.isEmpty else { return try folder(relative) }
+    return try state.withLock { (s) throws(OutputError) in
+      FolderRef(fd: try ensureRoot(&s), owned: false)
+    }
   }
 
   private func stateFolderExists() -> Bool {
@@ -257,15 +258,7 @@ extension OutputWriter {
     throws(OutputError)
   {
     let (parentPath, name) = OutputPath.split(relative)
-    let parentRef: FolderRef?
-    if parentPath.isEmpty {
-      parentRef = try state.withLock { (s) throws(OutputError) in
-        FolderRef(fd: try ensureRoot(&s), owned: false)
-      }
-    } else {
-      parentRef = try folder(parentPath)
-    }
-    guard let parent = parentRef else {
+    guard let parent = try folderOrRoot(parentPath) else {
       throw OutputError(path: display(parentPath), reason: "disappeared during the build")
     }
     defer { parent.release() }
