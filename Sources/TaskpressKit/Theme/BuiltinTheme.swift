@@ -154,7 +154,7 @@ a:hover { text-decoration-thickness: 2px; }
 .site-nav a:hover { color: var(--text); background: var(--bg); }
 .site-nav a[aria-current="page"] { color: var(--accent-text); background: var(--accent); }
 
-main { padding-top: 2rem; padding-bottom: 3rem; min-height: 60vh; }
+main.wrap { padding-top: 2rem; padding-bottom: 3rem; min-height: 60vh; }
 main:focus { outline: none; }
 h1 { font-size: clamp(1.6rem, 1.2rem + 1.6vw, 2.25rem); line-height: 1.2; margin: 0 0 1rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.25rem; margin: 2rem 0 0.75rem; }
@@ -259,6 +259,7 @@ p, li { overflow-wrap: anywhere; }
 .contacts { list-style: none; padding: 0; margin: 0; }
 .contacts li { padding: 0.35rem 0; border-bottom: 1px solid var(--border); }
 .phone { color: var(--muted); margin-left: 0.5rem; }
+#contact-search label { display: block; margin: 0.5rem 0 0.35rem; font-weight: 600; }
 #contact-search input {
   width: 100%;
   max-width: 24rem;
@@ -288,7 +289,7 @@ p, li { overflow-wrap: anywhere; }
 
 @media (max-width: 40rem) {
   body { font-size: 15px; }
-  main { padding-top: 1.25rem; }
+  main.wrap { padding-top: 1.25rem; }
   .prevnext .next { text-align: left; }
 }
 
