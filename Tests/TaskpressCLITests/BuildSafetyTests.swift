@@ -117,14 +117,21 @@ import Testing
     Issue.record("every build was written before the signal came, up to \(count / 4) to-dos")
   }
 
-  @Test("SIGINT while writing: the writing finishes, the build says so and exits 130")
-  func signalWhileWriting() throws {
+  /// Builds a site, then rebuilds it with every page changed (so the commit renames each one)
+  /// and sends `signal` once the commit marker appears. Retries with four times the data when
+  /// the commit was over before the signal landed (`landed` says whether it did), then runs
+  /// `check` on the site, the rebuild's database and the result.
+  private func signalDuringCommit(
+    _ signal: Int32, landed: (_ result: ChildTaskpress.Result, _ marker: String) -> Bool,
+    check: (_ folder: String, _ site: String, _ database: String, _ result: ChildTaskpress.Result)
+      throws ->
+      Void
+  ) throws {
     var count = 6000
     for _ in 1...3 {
       let folder = try makeTemporaryFolder()
       defer { try? FileManager.default.removeItem(atPath: folder) }
       let site = folder + "/site"
-      // The first build has every page, so the second's commit renames each changed one.
       let before = folder + "/before.sqlite"
       try SafetyFixtures.todos(at: before, count: count, text: "before")
       let first = runTaskpress(["build", "--todos", before, "--output", site, "--quiet"])
@@ -134,72 +141,65 @@ import Testing
 
       let marker = site + "/.taskpress/commit-in-progress"
       let (result, signalled) = try buildAndSignal(
-        ["build", "--todos", big, "--output", site], in: folder, signal: SIGINT
+        ["build", "--todos", big, "--output", site], in: folder, signal: signal
       ) { access(marker, F_OK) == 0 }
-      guard signalled, result.status != 0 else {
-        count *= 4  // the build was over before the signal: try a longer one
+      guard signalled, landed(result, marker) else {
+        count *= 4  // the commit was over before the signal: try a longer one
         continue
       }
-      #expect(result.status == 130)
-      #expect(result.stdout.hasPrefix("built \(site): "))
-      #expect(
-        result.stderr == "interrupted: the site in '\(site)' was written completely first\n")
-      #expect(access(marker, F_OK) != 0)
-      let clean = folder + "/clean"
-      try #require(
-        runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
-      #expect(FolderSnapshot(site).contents == FolderSnapshot(clean).contents)
+      try check(folder, site, big, result)
       return
     }
     Issue.record("every commit was over before the signal came, up to \(count / 4) to-dos")
   }
 
+  @Test("SIGINT while writing: the writing finishes, the build says so and exits 130")
+  func signalWhileWriting() throws {
+    try signalDuringCommit(
+      SIGINT, landed: { result, _ in result.status != 0 },
+      check: {
+        folder, site, big, result in
+        let marker = site + "/.taskpress/commit-in-progress"
+        #expect(result.status == 130)
+        #expect(result.stdout.hasPrefix("built \(site): "))
+        #expect(
+          result.stderr == "interrupted: the site in '\(site)' was written completely first\n")
+        #expect(access(marker, F_OK) != 0)
+        let clean = folder + "/clean"
+        try #require(
+          runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
+        #expect(FolderSnapshot(site).contents == FolderSnapshot(clean).contents)
+      })
+  }
+
   @Test("SIGKILL during the commit: the next build repairs the site and says so")
   func killedDuringCommit() throws {
-    var count = 6000
-    for _ in 1...3 {
-      let folder = try makeTemporaryFolder()
-      defer { try? FileManager.default.removeItem(atPath: folder) }
-      let site = folder + "/site"
-      // The first build has every page, so the second's commit renames each changed one.
-      let before = folder + "/before.sqlite"
-      try SafetyFixtures.todos(at: before, count: count, text: "before")
-      let first = runTaskpress(["build", "--todos", before, "--output", site, "--quiet"])
-      try #require(first.status == 0, "\(first.stderr)")
-      let big = folder + "/big.sqlite"
-      try SafetyFixtures.todos(at: big, count: count, text: "big")
+    try signalDuringCommit(
+      SIGKILL, landed: { result, marker in result.killed && access(marker, F_OK) == 0 },
+      check: { folder, site, big, result in
+        let marker = site + "/.taskpress/commit-in-progress"
+        #expect(result.status == SIGKILL)
+        #expect(result.stdout.isEmpty)
 
-      let marker = site + "/.taskpress/commit-in-progress"
-      let (result, signalled) = try buildAndSignal(
-        ["build", "--todos", big, "--output", site], in: folder, signal: SIGKILL
-      ) { access(marker, F_OK) == 0 }
-      guard signalled, result.killed, access(marker, F_OK) == 0 else {
-        count *= 4  // the commit was over before the kill: try a longer one
-        continue
-      }
-      #expect(result.status == SIGKILL)
-      #expect(result.stdout.isEmpty)
-
-      let repair = runTaskpress(["build", "--todos", big, "--output", site])
-      #expect(repair.status == 0)
-      #expect(
-        repair.stderr
-          == "note: the previous build was interrupted while writing; the site has been repaired\n")
-      #expect(repair.stdout.contains(", repaired in "))
-      #expect(access(marker, F_OK) != 0)
-      #expect(access(site + "/.taskpress/staging", F_OK) != 0)
-      let clean = folder + "/clean"
-      try #require(
-        runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
-      let repaired = FolderSnapshot(site)
-      let expected = FolderSnapshot(clean)
-      #expect(repaired.contents == expected.contents)
-      #expect(repaired.entries.keys.sorted() == expected.entries.keys.sorted())
-      let check = runTaskpress(["check", site])
-      #expect(check.status == 0, "\(check.stderr)")
-      return
-    }
-    Issue.record("every commit was over before the kill came, up to \(count / 4) to-dos")
+        let repair = runTaskpress(["build", "--todos", big, "--output", site])
+        #expect(repair.status == 0)
+        #expect(
+          repair.stderr
+            == "note: the previous build was interrupted while writing; the site has been repaired\n"
+        )
+        #expect(repair.stdout.contains(", repaired in "))
+        #expect(access(marker, F_OK) != 0)
+        #expect(access(site + "/.taskpress/staging", F_OK) != 0)
+        let clean = folder + "/clean"
+        try #require(
+          runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
+        let repaired = FolderSnapshot(site)
+        let expected = FolderSnapshot(clean)
+        #expect(repaired.contents == expected.contents)
+        #expect(repaired.entries.keys.sorted() == expected.entries.keys.sorted())
+        let check = runTaskpress(["check", site])
+        #expect(check.status == 0, "\(check.stderr)")
+      })
   }
 
   /// Where a commit stops, as a fraction of its renames.

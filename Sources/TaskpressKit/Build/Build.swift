@@ -241,8 +241,9 @@ public enum Build {
     to writer: OutputWriter
   ) throws {
     if plan.hasTodos {
-      try writer.add("data/todos.json", bytes: DataExport.todosJSON(plan.todosByPK, labels: labels))
-      try writer.add("data/todos.csv", bytes: DataExport.todosCSV(plan.todosByPK, labels: labels))
+      let todos = plan.todosByPK
+      try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, labels: labels))
+      try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, labels: labels))
     }
     if plan.hasPossessions {
       let urls = photoFiles.mapValues(\.path)
