@@ -21,6 +21,69 @@ public enum MustacheValue: Sendable, Equatable {
   /// A list whose elements are made when a section reaches them, so that a list of 100,000
   /// rows never has to be in memory at once; otherwise it behaves as `.array`.
   case list(MustacheList)
+  /// An object whose values are made when a template looks them up, so that a page's context
+  /// costs no dictionary; otherwise it behaves as `.object`.
+  case computed(any MustacheObject)
+}
+
+/// An object that makes its values on demand; see ``MustacheValue/computed(_:)``.
+///
+/// A type wrapping a row (a to-do, a possession) answers `value(forKey:)` from the row instead
+/// of copying every field into a dictionary that a template reads two of.
+public protocol MustacheObject: Sendable {
+  /// Every key the object has a value for.
+  var keys: [String] { get }
+  /// The value of `key`; nil when the object has no such key.
+  func value(forKey key: String) -> MustacheValue?
+}
+
+extension MustacheObject {
+  /// The object as a dictionary: every key with its value.
+  public var dictionary: [String: MustacheValue] {
+    var result: [String: MustacheValue] = [:]
+    for key in keys {
+      if let value = value(forKey: key) { result[key] = value }
+    }
+    return result
+  }
+}
+
+extension MustacheValue {
+  /// Values are equal when they show the same data: a computed object equals the `.object`
+  /// with the same keys and values, a list the `.array` with the same elements.
+  public static func == (lhs: MustacheValue, rhs: MustacheValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.int(let a), .int(let b)): return a == b
+    case (.double(let a), .double(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.array(let a), .array(let b)): return a == b
+    case (.list(let a), .list(let b)): return a == b
+    case (.object, .object), (.object, .computed), (.computed, .object), (.computed, .computed):
+      return lhs.objectFields == rhs.objectFields
+    default: return false
+    }
+  }
+
+  /// The fields of an object (plain or computed); nil for any other value.
+  var objectFields: [String: MustacheValue]? {
+    switch self {
+    case .object(let fields): fields
+    case .computed(let object): object.dictionary
+    default: nil
+    }
+  }
+
+  /// The value of `key` when this is an object (plain or computed).
+  @inline(__always)
+  func member(_ key: String) -> MustacheValue? {
+    switch self {
+    case .object(let fields): fields[key]
+    case .computed(let object): object.value(forKey: key)
+    default: nil
+    }
+  }
 }
 
 /// A list of values made on demand, one element at a time; see ``MustacheValue/list(_:)``.
@@ -61,7 +124,7 @@ extension MustacheValue {
     case .string(let value): return !value.isEmpty
     case .array(let values): return !values.isEmpty
     case .list(let list): return list.count > 0
-    case .object: return true
+    case .object, .computed: return true
     }
   }
 
@@ -69,7 +132,7 @@ extension MustacheValue {
   /// elements joined by commas, as JavaScript prints an array.
   public var interpolatedText: String {
     switch self {
-    case .null, .object: return ""
+    case .null, .object, .computed: return ""
     case .bool(let value): return value ? "true" : "false"
     case .int(let value): return String(value)
     case .double(let value): return Self.format(value)

@@ -133,9 +133,9 @@ struct Renderer {
   func lookUp(_ name: Name) -> MustacheValue? {
     guard let first = name.parts.first else { return stack.last }
     for frame in stack.reversed() {
-      guard case .object(let object) = frame, var value = object[first] else { continue }
+      guard var value = frame.member(first) else { continue }
       for part in name.parts.dropFirst() {
-        guard case .object(let child) = value, let next = child[part] else { return nil }
+        guard let next = value.member(part) else { return nil }
         value = next
       }
       return value
@@ -147,7 +147,7 @@ struct Renderer {
     _ value: MustacheValue, escaping: Escaping, into output: inout [UInt8]
   ) {
     switch value {
-    case .null, .object:
+    case .null, .object, .computed:
       break
     case .string(let text):
       escaping.append(text, to: &output)
