@@ -194,6 +194,13 @@ func tree(_ root: String) -> [String: Data] {
     let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
     #expect(report.contains("\"written\": 9,"))
     #expect(report.contains("\"pages\": 4,"))
+    // The phases end in order, within the build's time.
+    let object = try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any]
+    let phases = object?["phases"] as? [String: Double] ?? [:]
+    #expect(phases.keys.sorted() == ["commit", "read", "render"])
+    let seconds = object?["seconds"] as? Double ?? -1
+    let ends = ["read", "render", "commit"].map { phases[$0] ?? -1 }
+    #expect(ends[0] >= 0 && ends[0] <= ends[1] && ends[1] <= ends[2] && ends[2] <= seconds)
     let again = runTaskpress([
       "build", "--todos", path, "--output", folder + "/site", "--report", folder + "/report.json",
     ])

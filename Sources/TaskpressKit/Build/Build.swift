@@ -116,27 +116,24 @@ public enum Build {
       summary.seconds = seconds(since: started)
       return summary
     }
+    summary.phases.append(.init("read", seconds(since: started)))
     do {
-      // 3. Photos, named by their content, each written once.
-      var photoFiles: [Int64: PageContext.PhotoFile] = [:]
-      if let source = possessionSource {
-        photoFiles = try exportPhotos(plan.possessions, from: source, to: writer)
-        summary.photos = Set(photoFiles.values.map(\.path)).count
-      }
-
-      // 4. Pages, rendered in parallel.
-      let context = PageContext(
-        plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-        generated: generated, photoFiles: photoFiles)
+      // 3. Photos (named by their content, each written once), pages and data copies, in
+      // parallel.
       let pages = plan.pages
-      try render(
-        pages, plan: plan, context: context, renderer: renderer, writer: writer,
+      let photoFiles = try stagePages(
+        pages, plan: plan, renderer: renderer, writer: writer, possessionSource: possessionSource,
+        makeContext: { photoFiles in
+          PageContext(
+            plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
+            generated: generated, photoFiles: photoFiles)
+        },
         jobs: options.jobs ?? ProcessInfo.processInfo.activeProcessorCount,
         interrupt: interrupt, reporter: reporter)
       summary.pages = pages.count
+      summary.photos = Set(photoFiles.values.map(\.path)).count
 
-      // 5. Data copies, the theme's assets, the sitemap.
-      try addDataFiles(plan: plan, labels: labels, photoFiles: photoFiles, to: writer)
+      // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
         try writer.add(asset.path, bytes: asset.contents)
       }
@@ -147,8 +144,11 @@ public enum Build {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
       }
 
-      // 6. Commit.
+      summary.phases.append(.init("render", seconds(since: started)))
+
+      // 5. Commit.
       let output = try writer.commit()
+      summary.phases.append(.init("commit", seconds(since: started)))
       summary.written = output.written
       summary.unchanged = output.unchanged
       summary.removed = output.removed
@@ -197,68 +197,196 @@ public enum Build {
 
   // MARK: - Pages
 
-  private static func render(
-    _ pages: [SitePlan.Page], plan: SitePlan, context: PageContext, renderer: PageRenderer,
-    writer: OutputWriter, jobs: Int, interrupt: InterruptFlag, reporter: Reporter
-  ) throws {
+  /// One piece of the work of staging a site.
+  private enum Work {
+    case photos
+    case todoData
+    case possessionData
+    case contactData
+    /// Pages `range` of the plan's pages.
+    case pages(Range<Int>)
+  }
+
+  /// Stages the photos, every page and the data copies on `jobs` threads; returns the photo
+  /// files by possession id.
+  ///
+  /// The photos go first, on one thread, while the others render the pages that show no photo;
+  /// the possession pages and `possessions.json` wait for the photos' names.
+  private static func stagePages(
+    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, writer: OutputWriter,
+    possessionSource: PossessionSource?,
+    makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
+    jobs: Int, interrupt: InterruptFlag, reporter: Reporter
+  ) throws -> [Int64: PageContext.PhotoFile] {
+    let batch = 64
+    var work: [Work] = []
+    var photoPages: [Work] = []
+    var start = 0
+    while start < pages.count {
+      // A batch never mixes pages with and without photos.
+      let showsPhoto = Self.showsPhotos(pages[start])
+      var end = start + 1
+      while end < min(start + batch, pages.count), Self.showsPhotos(pages[end]) == showsPhoto {
+        end += 1
+      }
+      if showsPhoto {
+        photoPages.append(.pages(start..<end))
+      } else {
+        work.append(.pages(start..<end))
+      }
+      start = end
+    }
+    if plan.hasTodos { work.insert(.todoData, at: min(1, work.count)) }
+    if plan.hasContacts { work.append(.contactData) }
+    if plan.hasPossessions {
+      work.insert(.photos, at: 0)
+      work.append(.possessionData)
+      work += photoPages
+    } else {
+      work += photoPages
+    }
+
+    let queue = work
+    // The database connection is used by the one thread that takes the photos.
+    nonisolated(unsafe) let possessionSource = possessionSource
+    let shared = StagingState(plainContext: makeContext([:]))
     let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
-    let failures = Mutex<[(index: Int, error: any Error)]>([])
-    let batch = 64
     let total = pages.count
-    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, total))) { _ in
+    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, queue.count))) { _ in
       while true {
-        let start = next.add(batch, ordering: .relaxed).oldValue
-        guard start < total, !interrupt.isSet, failures.withLock({ $0.isEmpty }) else { return }
-        for index in start..<min(start + batch, total) {
-          let page = pages[index]
-          do {
-            let bytes = try renderer.render(page, context: context)
-            try writer.add(plan.file(of: page), bytes: bytes)
-          } catch {
-            failures.withLock { $0.append((index, error)) }
-            return
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
+        do {
+          switch queue[index] {
+          case .photos:
+            let files = try possessionSource.map {
+              try exportPhotos(plan.possessions, from: $0, to: writer)
+            }
+            shared.photosDone(makeContext(files ?? [:]), files: files ?? [:])
+          case .todoData:
+            let todos = plan.todosByPK
+            let labels = shared.plainContext.labels
+            try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, labels: labels))
+            try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, labels: labels))
+          case .possessionData:
+            guard let files = shared.waitForPhotos(interrupt) else { return }
+            let urls = files.photoFiles.mapValues(\.path)
+            try writer.add(
+              "data/possessions.json",
+              bytes: DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
+            try writer.add(
+              "data/possessions.csv",
+              bytes: DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
+          case .contactData:
+            let contacts = plan.contacts.sorted { $0.id < $1.id }
+            try writer.add("data/contacts.json", bytes: DataExport.contactsJSON(contacts))
+            try writer.add("data/contacts.csv", bytes: DataExport.contactsCSV(contacts))
+          case .pages(let range):
+            let context: PageContext
+            if Self.showsPhotos(pages[range.lowerBound]) {
+              guard let files = shared.waitForPhotos(interrupt) else { return }
+              context = files.context
+            } else {
+              context = shared.plainContext
+            }
+            for position in range {
+              guard !interrupt.isSet else { return }
+              let page = pages[position]
+              let bytes = try renderer.render(page, context: context)
+              try writer.add(plan.file(of: page), bytes: bytes)
+            }
+            let finished = done.add(range.count, ordering: .relaxed).newValue
+            if finished % 2048 < range.count || finished == total {
+              reporter.progress(finished, total)
+            }
           }
-        }
-        let finished = done.add(min(batch, total - start), ordering: .relaxed).newValue
-        if finished % 2048 < batch || finished == total {
-          reporter.progress(finished, total)
+        } catch {
+          shared.fail(index, error)
+          return
         }
       }
     }
-    if let first = failures.withLock({ $0.min { $0.index < $1.index } }) {
-      throw first.error
+    if let error = shared.firstError {
+      throw error
     }
     if interrupt.isSet {
       throw OutputError(path: writer.root, reason: OutputError.interrupted)
     }
+    return shared.photoFiles
+  }
+
+  /// Whether a page shows photos, and so waits for them to be staged.
+  private static func showsPhotos(_ page: SitePlan.Page) -> Bool {
+    switch page {
+    case .possessions, .possession: true
+    default: false
+    }
+  }
+
+  /// What the threads staging a site share: the photos once they are staged, and failures.
+  private final class StagingState: Sendable {
+    struct Photos {
+      var context: PageContext
+      var photoFiles: [Int64: PageContext.PhotoFile]
+    }
+
+    private struct State {
+      var photos: Photos?
+      var failures: [(index: Int, error: any Error)] = []
+    }
+
+    /// The context of the pages that show no photo.
+    let plainContext: PageContext
+    private let state = Mutex(State())
+    private let condition = NSCondition()
+
+    init(plainContext: PageContext) {
+      self.plainContext = plainContext
+    }
+
+    var failed: Bool { state.withLock { !$0.failures.isEmpty } }
+
+    /// The staged photos by possession id; empty until they are staged (or when there are none).
+    var photoFiles: [Int64: PageContext.PhotoFile] {
+      state.withLock { $0.photos?.photoFiles ?? [:] }
+    }
+
+    /// The error of the earliest piece of work that failed.
+    var firstError: (any Error)? {
+      state.withLock { $0.failures.min { $0.index < $1.index }?.error }
+    }
+
+    func photosDone(_ context: PageContext, files: [Int64: PageContext.PhotoFile]) {
+      condition.lock()
+      state.withLock { $0.photos = Photos(context: context, photoFiles: files) }
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    func fail(_ index: Int, _ error: any Error) {
+      condition.lock()
+      state.withLock { $0.failures.append((index, error)) }
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    /// The staged photos, once they are; nil when some work failed first or the build was
+    /// interrupted.
+    func waitForPhotos(_ interrupt: InterruptFlag) -> Photos? {
+      condition.lock()
+      defer { condition.unlock() }
+      while true {
+        let (photos, failed) = state.withLock { ($0.photos, !$0.failures.isEmpty) }
+        if let photos { return photos }
+        if failed || interrupt.isSet { return nil }
+        // An interrupt sets a flag and wakes no one: look at it now and then.
+        _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+      }
+    }
   }
 
   // MARK: - Data, sitemap
-
-  private static func addDataFiles(
-    plan: SitePlan, labels: Labels, photoFiles: [Int64: PageContext.PhotoFile],
-    to writer: OutputWriter
-  ) throws {
-    if plan.hasTodos {
-      let todos = plan.todosByPK
-      try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, labels: labels))
-      try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, labels: labels))
-    }
-    if plan.hasPossessions {
-      let urls = photoFiles.mapValues(\.path)
-      try writer.add(
-        "data/possessions.json",
-        bytes: DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
-      try writer.add(
-        "data/possessions.csv", bytes: DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
-    }
-    if plan.hasContacts {
-      let contacts = plan.contacts.sorted { $0.id < $1.id }
-      try writer.add("data/contacts.json", bytes: DataExport.contactsJSON(contacts))
-      try writer.add("data/contacts.csv", bytes: DataExport.contactsCSV(contacts))
-    }
-  }
 
   private static func sitemap(
     _ pages: [SitePlan.Page], plan: SitePlan, baseURL: String

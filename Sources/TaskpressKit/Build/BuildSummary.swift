@@ -16,8 +16,25 @@ public struct BuildSummary: Sendable, Equatable {
   public var seconds = 0.0
   /// Whether an interrupted earlier build was repaired.
   public var repaired = false
+  /// When each phase of the build ended, in seconds since it started: `read` (the sources),
+  /// `render` (photos, pages and data copies staged), `commit`.
+  public var phases: [Phase] = []
   /// Renames the commit made; tests stop commits part way through.
   var commitSteps = 0
+
+  /// The end of one phase of a build.
+  public struct Phase: Sendable, Equatable {
+    /// `read`, `render` or `commit`.
+    public var name: String
+    /// Seconds from the start of the build to the end of this phase.
+    public var seconds: Double
+
+    /// Creates a phase.
+    public init(_ name: String, _ seconds: Double) {
+      self.name = name
+      self.seconds = seconds
+    }
+  }
 
   /// An empty summary.
   public init() {}
@@ -34,6 +51,16 @@ public struct BuildSummary: Sendable, Equatable {
     return parts.joined(separator: ", ") + " in \(seconds) s"
   }
 
+  private var phaseList: String {
+    guard !phases.isEmpty else { return "" }
+    let entries = phases.map { "\n    \"\($0.name)\": \(Self.milliseconds($0.seconds))" }
+    return entries.joined(separator: ",") + "\n  "
+  }
+
+  private static func milliseconds(_ seconds: Double) -> Double {
+    (seconds * 1000).rounded() / 1000
+  }
+
   /// The summary as the JSON `--report` writes.
   public var json: String {
     """
@@ -45,7 +72,8 @@ public struct BuildSummary: Sendable, Equatable {
       "photos": \(photos),
       "warnings": \(warnings),
       "repaired": \(repaired),
-      "seconds": \((seconds * 1000).rounded() / 1000)
+      "seconds": \(Self.milliseconds(seconds)),
+      "phases": {\(phaseList)}
     }
 
     """

@@ -38,13 +38,14 @@ struct PageRenderer: Sendable {
     guard let body = bodies[PageContext.kind(of: page)] else { return [] }
     var rendered: [UInt8] = []
     try body.render(
-      .object(values), into: &rendered, partials: partials, missingPartials: .throwError)
-    let content = String(decoding: rendered, as: UTF8.self)
-    values["content"] = .string(body.escaping == .markdown ? Markdown.html(from: content) : content)
+      .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
+    values["content"] = .string(
+      body.escaping == .markdown
+        ? Markdown.html(from: rendered) : String(decoding: rendered, as: UTF8.self))
     var output: [UInt8] = []
     output.reserveCapacity(rendered.count + 4096)
     try layout.render(
-      .object(values), into: &output, partials: partials, missingPartials: .throwError)
+      .computed(values), into: &output, partials: partials, missingPartials: .throwError)
     return output
   }
 }
@@ -56,13 +57,33 @@ struct ThemePartials: PartialResolver {
   let templates: [String: Template]
 
   func partial(named name: String, includedFrom includer: String) -> Template? {
-    let file = includer.split(separator: "/").last.map(String.init) ?? includer
-    if let dot = file.lastIndex(of: "."), dot != file.startIndex {
-      let suffix = String(file[dot...])
-      if !name.hasSuffix(suffix), let template = templates[name + suffix] {
-        return template
-      }
+    if let suffix = Self.fileExtension(of: includer), !name.hasSuffix(suffix),
+      let template = templates[name + suffix]
+    {
+      return template
     }
     return templates[name]
+  }
+
+  /// The extension of the last part of `path`, dot included (`.html`); nil when it has none or
+  /// the name starts with its only dot.
+  static func fileExtension(of path: String) -> String? {
+    let bytes = path.utf8
+    var index = bytes.endIndex
+    while index > bytes.startIndex {
+      let before = bytes.index(before: index)
+      switch bytes[before] {
+      case UInt8(ascii: "/"):
+        return nil
+      case UInt8(ascii: "."):
+        if before == bytes.startIndex || bytes[bytes.index(before: before)] == UInt8(ascii: "/") {
+          return nil
+        }
+        return String(path[before...])
+      default:
+        index = before
+      }
+    }
+    return nil
   }
 }

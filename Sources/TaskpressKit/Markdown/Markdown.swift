@@ -51,6 +51,11 @@ public enum Markdown {
     return Array(source.utf8).withUnsafeBytes { render($0, options: options) }
   }
 
+  /// Renders the UTF-8 text in `source` as HTML; see ``html(from:options:)-(String,_)``.
+  public static func html(from source: [UInt8], options: Options = .default) -> String {
+    source.withUnsafeBytes { render($0, options: options) }
+  }
+
   private static func render(_ bytes: UnsafeRawBufferPointer, options: Options) -> String {
     // cmark reads `len` bytes and never dereferences the pointer when `len` is 0.
     let empty: StaticString = ""

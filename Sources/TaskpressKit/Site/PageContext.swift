@@ -9,6 +9,8 @@ struct PageContext: Sendable {
   let baseURL: String?
   /// Possession id -> photo file in the site (`photos/1a2b....jpg`).
   let photoFiles: [Int64: PhotoFile]
+  /// Labels and routes as every row value uses them.
+  let strings: RowStrings
   /// The layout's links by folder and section, made once (see ``Chrome``).
   private var chromes: [String: Chrome] = [:]
 
@@ -27,6 +29,7 @@ struct PageContext: Sendable {
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
+    strings = RowStrings(routes: plan.routes, labels: labels)
     var labelObject: [String: MustacheValue] = [:]
     for (key, text) in labels.texts {
       labelObject[key] = .string(text)
@@ -80,14 +83,15 @@ struct PageContext: Sendable {
   }
 
   /// Everything the body template and the layout of `page` see.
-  func values(for page: SitePlan.Page) -> [String: MustacheValue] {
+  func values(for page: SitePlan.Page) -> PageValues {
     let file = plan.file(of: page)
     var context = common(for: page, file: file)
     switch page {
     case .index(let number):
       let positions = plan.todoPositions(onIndexPage: number)
       context["groups"] = groups(positions, from: file)
-      context["todos"] = .array(positions.map { todo(at: $0, from: file) })
+      context["todos"] = .list(
+        MustacheList(count: positions.count) { todo(at: positions.lowerBound + $0, from: file) })
       context["counts"] = counts()
       context["pagination"] = pagination(number, from: file)
     case .board:
@@ -136,9 +140,9 @@ struct PageContext: Sendable {
 
   // MARK: - Common to every page
 
-  private func common(for page: SitePlan.Page, file: String) -> [String: MustacheValue] {
+  private func common(for page: SitePlan.Page, file: String) -> PageValues {
     let routes = plan.routes
-    var pageValue: [String: MustacheValue] = [
+    var pageValue: Fields = [
       "title": .string(title(of: page)),
       "kind": .string(Self.kind(of: page)),
       "file": .string(file),
@@ -152,16 +156,8 @@ struct PageContext: Sendable {
     let chrome =
       chromes[Self.chromeKey(file: file, section: Self.section(of: page))]
       ?? makeChrome(file: file, section: Self.section(of: page))
-    return [
-      "site": siteValue,
-      "labels": labelsValue,
-      "page": .object(pageValue),
-      "root": chrome.root,
-      "assets": chrome.assets,
-      "home": chrome.home,
-      "nav": chrome.nav,
-      "data": chrome.data,
-    ]
+    return PageValues(
+      site: siteValue, labels: labelsValue, page: .computed(pageValue), chrome: chrome)
   }
 
   /// What the layout around a page needs that depends only on the page's folder and section.
@@ -196,12 +192,12 @@ struct PageContext: Sendable {
     let routes = plan.routes
     var nav: [MustacheValue] = []
     func navItem(_ name: String, _ label: String, _ section: String) {
-      nav.append(
-        .object([
-          "url": .string(routes.link(to: name, fromFile: file)),
-          "label": .string(labels[label]),
-          "current": .bool(section == current),
-        ]))
+      let item: Fields = [
+        "url": .string(routes.link(to: name, fromFile: file)),
+        "label": .string(labels[label]),
+        "current": .bool(section == current),
+      ]
+      nav.append(.computed(item))
     }
     if plan.hasTodos || !(plan.hasPossessions || plan.hasContacts) {
       navItem("", "tasks", "index")
@@ -209,29 +205,27 @@ struct PageContext: Sendable {
     if plan.hasTodos { navItem("board", "board", "board") }
     if plan.hasPossessions { navItem("possessions/index", "possessions", "possessions") }
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
-    var data: [MustacheValue] = []
+    var data: [Fields] = []
     for (given, base) in [
       (plan.hasTodos, "todos"), (plan.hasPossessions, "possessions"),
       (plan.hasContacts, "contacts"),
     ] where given {
       for format in ["json", "csv"] {
-        data.append(
-          .object([
-            "name": .string("\(base).\(format)"),
-            "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
-          ]))
+        data.append([
+          "name": .string("\(base).\(format)"),
+          "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
+        ])
       }
     }
-    if !data.isEmpty, case .object(var last) = data[data.count - 1] {
-      last["last"] = true
-      data[data.count - 1] = .object(last)
+    if !data.isEmpty {
+      data[data.count - 1]["last"] = true
     }
     return Chrome(
       root: .string(routes.root(fromFile: file)),
       assets: .string(routes.asset("assets/", fromFile: file)),
       home: .string(routes.link(to: homeName, fromFile: file)),
       nav: .array(nav),
-      data: .array(data))
+      data: .array(data.map { .computed($0) }))
   }
 
   /// The page the site's title links to: the task list, or the first section there is.
@@ -254,24 +248,7 @@ struct PageContext: Sendable {
   // MARK: - To-dos
 
   private func todo(at position: Int, from file: String) -> MustacheValue {
-    let todo = plan.todos[position]
-    var priority: [String: MustacheValue] = [
-      "label": .string(labels.priority(todo.priority)),
-      "level": .string(Self.level(todo.priority)),
-    ]
-    if let number = todo.priority.number {
-      priority["number"] = .int(number)
-    }
-    return .object([
-      "pk": .int(todo.pk),
-      "text": .string(todo.text),
-      "title": .string(nonEmpty(todo.text, "\(labels["task"]) \(todo.pk)")),
-      "priority": .object(priority),
-      "complete": .bool(todo.complete),
-      "status": .string(labels.status(complete: todo.complete)),
-      "check": .string(todo.complete ? "☑" : "☐"),
-      "url": .string(plan.routes.link(to: "todos/\(todo.pk)", fromFile: file)),
-    ])
+    .computed(TodoValue(todo: plan.todos[position], file: file, strings: strings))
   }
 
   /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.
@@ -366,44 +343,13 @@ struct PageContext: Sendable {
 
   private func possession(at position: Int, from file: String) -> MustacheValue {
     let possession = plan.possessions[position]
-    var value: [String: MustacheValue] = [
-      "id": .int(possession.id),
-      "name": .string(possession.name),
-      "title": .string(nonEmpty(possession.name, "\(labels["possessions"]) \(possession.id)")),
-      "text": .string(nonEmpty(possession.name, "\(labels["possessions"]) \(possession.id)")),
-      "description": .string(possession.description),
-      "url": .string(plan.routes.link(to: "possessions/\(possession.id)", fromFile: file)),
-    ]
-    if let photo = photoFiles[possession.id] {
-      let alt =
-        possession.name.isEmpty
-        ? "\(labels["photo"]) \(possession.id)" : "\(labels["photoOf"]) \(possession.name)"
-      let width = photo.width ?? 320
-      let height = photo.height ?? 320
-      let scale = min(1, 320 / Double(max(width, height, 1)))
-      value["photo"] = .object([
-        "url": .string(plan.routes.asset(photo.path, fromFile: file)),
-        "alt": .string(alt),
-        "width": .int(Int64(width)),
-        "height": .int(Int64(height)),
-        "thumbWidth": .int(Int64(max(1, (Double(width) * scale).rounded()))),
-        "thumbHeight": .int(Int64(max(1, (Double(height) * scale).rounded()))),
-      ])
-    }
-    return .object(value)
+    return .computed(
+      PossessionValue(
+        possession: possession, photo: photoFiles[possession.id], file: file, strings: strings))
   }
 
   private func contact(at position: Int, from file: String) -> MustacheValue {
-    let contact = plan.contacts[position]
-    return .object([
-      "id": .int(contact.id),
-      "name": .string(contact.name),
-      "title": .string(nonEmpty(contact.name, "\(labels["contacts"]) \(contact.id)")),
-      "text": .string(nonEmpty(contact.name, "\(labels["contacts"]) \(contact.id)")),
-      "address": .string(contact.address),
-      "phone": .string(contact.phone),
-      "url": .string(plan.routes.link(to: "contacts/\(contact.id)", fromFile: file)),
-    ])
+    .computed(ContactValue(contact: plan.contacts[position], file: file, strings: strings))
   }
 
   /// Contacts grouped by the first letter of their name, for the letter links.
@@ -447,7 +393,7 @@ struct PageContext: Sendable {
   // MARK: - Helpers
 
   private func addNeighbours(
-    _ position: Int, count: Int, to context: inout [String: MustacheValue],
+    _ position: Int, count: Int, to context: inout PageValues,
     _ make: (Int) -> MustacheValue
   ) {
     if position > 0 { context["previous"] = make(position - 1) }

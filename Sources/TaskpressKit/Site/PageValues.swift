@@ -1,0 +1,220 @@
+import Mustache
+
+// The values templates see, as computed objects: a page of 100,000 to-dos (the board) or
+// 100,000 pages of one to-do each never build a dictionary per row, and a field is made only
+// when a template reads it. `Templates/README.md` documents the names; `PageContext` decides
+// what goes where.
+
+/// A few fields in order, looked up one by one: cheaper than a dictionary for the handful of
+/// names a page or a priority has.
+struct Fields: MustacheObject, ExpressibleByDictionaryLiteral {
+  private(set) var pairs: [(key: String, value: MustacheValue)]
+
+  init() {
+    pairs = []
+  }
+
+  init(dictionaryLiteral elements: (String, MustacheValue)...) {
+    pairs = elements.map { (key: $0.0, value: $0.1) }
+  }
+
+  var keys: [String] { pairs.map(\.key) }
+
+  func value(forKey key: String) -> MustacheValue? {
+    for pair in pairs where pair.key == key {
+      return pair.value
+    }
+    return nil
+  }
+
+  /// Sets `key` to `value`, replacing an earlier value.
+  subscript(key: String) -> MustacheValue? {
+    get { value(forKey: key) }
+    set {
+      let index = pairs.firstIndex { $0.key == key }
+      switch (index, newValue) {
+      case (let index?, let value?): pairs[index].value = value
+      case (let index?, nil): pairs.remove(at: index)
+      case (nil, let value?): pairs.append((key: key, value: value))
+      case (nil, nil): break
+      }
+    }
+  }
+}
+
+/// What every value of one build shares: the labels and the routes, with the texts a row
+/// needs made once.
+final class RowStrings: Sendable {
+  let routes: Routes
+  let labels: Labels
+  let task: String
+  let possessions: String
+  let contacts: String
+  let photo: String
+  let photoOf: String
+  let complete: String
+  let inProgress: String
+  /// The `priority` object of High, Medium, Low and no priority, made once.
+  private let fixedPriorities: [MustacheValue]
+
+  init(routes: Routes, labels: Labels) {
+    self.routes = routes
+    self.labels = labels
+    task = labels["task"]
+    possessions = labels["possessions"]
+    contacts = labels["contacts"]
+    photo = labels["photo"]
+    photoOf = labels["photoOf"]
+    complete = labels.status(complete: true)
+    inProgress = labels.status(complete: false)
+    fixedPriorities = [Priority.high, .medium, .low, .none].map {
+      Self.makePriority($0, labels: labels)
+    }
+  }
+
+  /// The `priority` object of a to-do: `label`, `level` and `number` (none for no priority).
+  func priority(_ priority: Priority) -> MustacheValue {
+    switch priority {
+    case .high: fixedPriorities[0]
+    case .medium: fixedPriorities[1]
+    case .low: fixedPriorities[2]
+    case .none: fixedPriorities[3]
+    case .other: Self.makePriority(priority, labels: labels)
+    }
+  }
+
+  private static func makePriority(_ priority: Priority, labels: Labels) -> MustacheValue {
+    var fields: Fields = [
+      "label": .string(labels.priority(priority)),
+      "level": .string(PageContext.level(priority)),
+    ]
+    if let number = priority.number {
+      fields["number"] = .int(number)
+    }
+    return .computed(fields)
+  }
+}
+
+/// A to-do as templates see it, with links relative to the page in `file`.
+struct TodoValue: MustacheObject {
+  let todo: Todo
+  let file: String
+  let strings: RowStrings
+
+  var keys: [String] { ["pk", "text", "title", "priority", "complete", "status", "check", "url"] }
+
+  func value(forKey key: String) -> MustacheValue? {
+    switch key {
+    case "title":
+      .string(todo.text.isEmpty ? "\(strings.task) \(todo.pk)" : todo.text)
+    case "url": .string(strings.routes.link(to: "todos/\(todo.pk)", fromFile: file))
+    case "priority": strings.priority(todo.priority)
+    case "check": .string(todo.complete ? "☑" : "☐")
+    case "status": .string(todo.complete ? strings.complete : strings.inProgress)
+    case "complete": .bool(todo.complete)
+    case "pk": .int(todo.pk)
+    case "text": .string(todo.text)
+    default: nil
+    }
+  }
+}
+
+/// A possession as templates see it; `photo` only when it has one in the site.
+struct PossessionValue: MustacheObject {
+  let possession: Possession
+  let photo: PageContext.PhotoFile?
+  let file: String
+  let strings: RowStrings
+
+  var keys: [String] {
+    ["id", "name", "title", "text", "description", "url"] + (photo == nil ? [] : ["photo"])
+  }
+
+  func value(forKey key: String) -> MustacheValue? {
+    switch key {
+    case "title", "text":
+      .string(
+        possession.name.isEmpty ? "\(strings.possessions) \(possession.id)" : possession.name)
+    case "url": .string(strings.routes.link(to: "possessions/\(possession.id)", fromFile: file))
+    case "photo": photo.map(photoValue)
+    case "name": .string(possession.name)
+    case "description": .string(possession.description)
+    case "id": .int(possession.id)
+    default: nil
+    }
+  }
+
+  private func photoValue(_ photo: PageContext.PhotoFile) -> MustacheValue {
+    let alt =
+      possession.name.isEmpty
+      ? "\(strings.photo) \(possession.id)" : "\(strings.photoOf) \(possession.name)"
+    let width = photo.width ?? 320
+    let height = photo.height ?? 320
+    let scale = min(1, 320 / Double(max(width, height, 1)))
+    let fields: Fields = [
+      "url": .string(strings.routes.asset(photo.path, fromFile: file)),
+      "alt": .string(alt),
+      "width": .int(Int64(width)),
+      "height": .int(Int64(height)),
+      "thumbWidth": .int(Int64(max(1, (Double(width) * scale).rounded()))),
+      "thumbHeight": .int(Int64(max(1, (Double(height) * scale).rounded()))),
+    ]
+    return .computed(fields)
+  }
+}
+
+/// A contact as templates see it.
+struct ContactValue: MustacheObject {
+  let contact: Contact
+  let file: String
+  let strings: RowStrings
+
+  var keys: [String] { ["id", "name", "title", "text", "address", "phone", "url"] }
+
+  func value(forKey key: String) -> MustacheValue? {
+    switch key {
+    case "title", "text":
+      .string(contact.name.isEmpty ? "\(strings.contacts) \(contact.id)" : contact.name)
+    case "url": .string(strings.routes.link(to: "contacts/\(contact.id)", fromFile: file))
+    case "name": .string(contact.name)
+    case "address": .string(contact.address)
+    case "phone": .string(contact.phone)
+    case "id": .int(contact.id)
+    default: nil
+    }
+  }
+}
+
+/// Everything a page's templates see at the top level: what every page has (`site`, `labels`,
+/// `page`, the layout's links) and what its kind adds (`todo`, `groups`, `content`, ...).
+struct PageValues: MustacheObject {
+  let site: MustacheValue
+  let labels: MustacheValue
+  let page: MustacheValue
+  let chrome: PageContext.Chrome
+  /// What the page's kind adds, and `content` once the body is rendered.
+  var extra = Fields()
+
+  static let commonKeys = ["site", "labels", "page", "root", "assets", "home", "nav", "data"]
+
+  var keys: [String] { Self.commonKeys + extra.keys }
+
+  func value(forKey key: String) -> MustacheValue? {
+    switch key {
+    case "labels": labels
+    case "site": site
+    case "page": page
+    case "assets": chrome.assets
+    case "nav": chrome.nav
+    case "data": chrome.data
+    case "home": chrome.home
+    case "root": chrome.root
+    default: extra.value(forKey: key)
+    }
+  }
+
+  subscript(key: String) -> MustacheValue? {
+    get { value(forKey: key) }
+    set { extra[key] = newValue }
+  }
+}
