@@ -65,6 +65,17 @@ import Testing
       Manifest(parsing: Array("taskpress-manifest 1\n0000000000000001 0 1 ../x\n".utf8)) == nil)
   }
 
+  @Test("hashing at once equals hashing byte by byte, for every length of the last block")
+  func tails() {
+    let bytes = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+    for length in 0...bytes.count {
+      let prefix = Array(bytes[0..<length])
+      var hasher = ContentHasher()
+      for byte in prefix { hasher.update([byte]) }
+      #expect(ContentHash(of: prefix) == hasher.finalize(), "\(length) bytes")
+    }
+  }
+
   @Test("the manifest holds any size and modification time")
   func manifestNumbers() throws {
     var manifest = Manifest()
