@@ -115,3 +115,39 @@ import Testing
     #expect(OutputPath.sorted([String]()).isEmpty)
   }
 }
+
+@Suite struct PathTableTests {
+  @Test("the path table finds what was added and forgets what was removed, as a dictionary")
+  func againstDictionary() {
+    var table = PathTable()
+    var expected: [String: Int] = [:]
+    var records: [OutputWriter.Record] = []
+    var seed: UInt64 = 7
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(seed >> 33) % bound
+    }
+    // Few distinct paths, so that adds of present paths and removals are frequent; enough of
+    // them that the table grows several times.
+    for _ in 0..<40_000 {
+      let path = "todos/\(next(6000)).html"
+      let hash = PathTable.hash(of: path)
+      if next(4) == 0 {
+        table.remove(path, hash: hash, records: records)
+        expected[path] = nil
+      } else {
+        let number = records.count
+        records.append(OutputWriter.Record(path: path, plan: 0, staged: .pending))
+        let earlier = table.insert(path, hash: hash, number: number, records: records)
+        #expect(earlier == expected[path])
+        if earlier == nil { expected[path] = number }
+      }
+    }
+    #expect(table.count == expected.count)
+    for number in 0..<6000 {
+      let path = "todos/\(number).html"
+      #expect(
+        table.number(of: path, hash: PathTable.hash(of: path), records: records) == expected[path])
+    }
+  }
+}

@@ -20,7 +20,7 @@ extension OutputWriter {
           path: displayRoot, reason: "commit() was called while files were still being added")
       }
       return Taken(
-        records: s.records, recordIndex: s.recordIndex, plans: s.plans, shadowRoots: s.shadowRoots)
+        records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots)
     }
     if interrupt.isSet {
       abort()
@@ -53,7 +53,7 @@ extension OutputWriter {
   /// What the staging phase left for the commit.
   struct Taken {
     var records: [Record]
-    var recordIndex: [String: Int]
+    var paths: PathTable
     var plans: [FolderPlan]
     var shadowRoots: [(root: String, name: String)]
   }
@@ -91,7 +91,11 @@ extension OutputWriter {
     }
     let stale =
       previous.files.isEmpty
-      ? [] : OutputPath.sorted(previous.files.keys.filter { taken.recordIndex[$0] == nil })
+      ? []
+      : OutputPath.sorted(
+        previous.files.keys.filter {
+          taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
+        })
 
     // Folders that must exist, and those of them taskpress creates now.
     var needed = Set<String>()

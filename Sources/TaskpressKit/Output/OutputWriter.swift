@@ -91,9 +91,9 @@ public final class OutputWriter: @unchecked Sendable {
 
   struct State {
     var phase = Phase.staging
-    /// The files added, in the order `add` was called; `recordIndex` finds one by path.
+    /// The files added, in the order `add` was called; `paths` finds one by path.
     var records: [Record] = []
-    var recordIndex: [String: Int] = [:]
+    var paths = PathTable()
     /// The folders files were added to; `planIndex` finds one by path.
     var plans: [FolderPlan] = []
     var planIndex: [String: Int] = [:]
@@ -371,6 +371,7 @@ public final class OutputWriter: @unchecked Sendable {
     }
     if interrupt.isSet { throw OutputError(path: displayRoot, reason: OutputError.interrupted) }
     let (folder, leaf) = OutputPath.split(path)
+    let hash = PathTable.hash(of: path)
     let (index, known, stagingFD) = try state.withLock {
       (s) throws(OutputError) -> (Int, (Int, Placement)?, Int32) in
       guard s.phase == .staging else {
@@ -378,8 +379,7 @@ public final class OutputWriter: @unchecked Sendable {
           path: display(path), reason: "added after the output was committed or aborted")
       }
       let index = s.records.count
-      if let earlier = s.recordIndex.updateValue(index, forKey: path) {
-        s.recordIndex[path] = earlier
+      if s.paths.insert(path, hash: hash, number: index, records: s.records) != nil {
         throw OutputError(path: display(path), reason: "was added twice in one build")
       }
       s.records.append(Record(path: path, plan: -1, staged: .pending))
@@ -421,7 +421,7 @@ public final class OutputWriter: @unchecked Sendable {
     state.withLock { s in
       s.activeAdds -= 1
       if s.phase == .staging {
-        s.recordIndex[slot.path] = nil
+        s.paths.remove(slot.path, hash: PathTable.hash(of: slot.path), records: s.records)
       } else {
         Self.closeIfIdle(&s)
       }
