@@ -64,4 +64,90 @@ import Testing
     #expect(
       Manifest(parsing: Array("taskpress-manifest 1\n0000000000000001 0 1 ../x\n".utf8)) == nil)
   }
+
+  @Test("hashing at once equals hashing byte by byte, for every length of the last block")
+  func tails() {
+    let bytes = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+    for length in 0...bytes.count {
+      let prefix = Array(bytes[0..<length])
+      var hasher = ContentHasher()
+      for byte in prefix { hasher.update([byte]) }
+      #expect(ContentHash(of: prefix) == hasher.finalize(), "\(length) bytes")
+    }
+  }
+
+  @Test("the manifest holds any size and modification time")
+  func manifestNumbers() throws {
+    var manifest = Manifest()
+    manifest.files["x"] = .init(hash: ContentHash(value: .max), size: Int.max, modified: -.max)
+    manifest.files["y"] = .init(hash: ContentHash(value: 0), size: 0, modified: .max)
+    manifest.files["z"] = .init(hash: ContentHash(value: 0xAB), size: 10, modified: -1)
+    let text = manifest.serialized()
+    #expect(
+      String(decoding: text, as: UTF8.self)
+        == "taskpress-manifest 1\n"
+        + "ffffffffffffffff 9223372036854775807 -9223372036854775807 x\n"
+        + "0000000000000000 0 9223372036854775807 y\n" + "00000000000000ab 10 -1 z\n")
+    #expect(Manifest(parsing: text) == manifest)
+  }
+
+  @Test("paths sort byte by byte, however long the start they share")
+  func byteOrder() {
+    var paths = [
+      "", "a", "a.html", "a/b", "b", "todos/1.html", "todos/10.html", "todos/2.html",
+      "todos/100000.html", "possessions/item-1", "possessions/item-1.html",
+      "possessions/item-10.html", "possessions/item-1/index.html", "é.html", "e.html",
+      "0123456789abcdef", "0123456789abcdef0", "0123456789abcde", "x\u{0}", "x",
+    ]
+    // And many more made of few letters, so that long shared starts are common.
+    let letters = ["a", "/", ".", "é", "1", "\u{0}"]
+    var seed: UInt64 = 42
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(seed >> 33) % bound
+    }
+    for number in 0..<3000 {
+      var path = number % 2 == 0 ? "possessions/item-" : ""
+      for _ in 0..<next(30) { path += letters[next(letters.count)] }
+      paths.append(path)
+    }
+    #expect(OutputPath.sorted(paths) == paths.sorted(by: OutputPath.precedes))
+    #expect(OutputPath.sorted([String]()).isEmpty)
+  }
+}
+
+@Suite struct PathTableTests {
+  @Test("the path table finds what was added and forgets what was removed, as a dictionary")
+  func againstDictionary() {
+    var table = PathTable()
+    var expected: [String: Int] = [:]
+    var records: [OutputWriter.Record] = []
+    var seed: UInt64 = 7
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(seed >> 33) % bound
+    }
+    // Few distinct paths, so that adds of present paths and removals are frequent; enough of
+    // them that the table grows several times.
+    for _ in 0..<40_000 {
+      let path = "todos/\(next(6000)).html"
+      let hash = PathTable.hash(of: path)
+      if next(4) == 0 {
+        table.remove(path, hash: hash, records: records)
+        expected[path] = nil
+      } else {
+        let number = records.count
+        records.append(OutputWriter.Record(path: path, plan: 0, staged: .pending))
+        let earlier = table.insert(path, hash: hash, number: number, records: records)
+        #expect(earlier == expected[path])
+        if earlier == nil { expected[path] = number }
+      }
+    }
+    #expect(table.count == expected.count)
+    for number in 0..<6000 {
+      let path = "todos/\(number).html"
+      #expect(
+        table.number(of: path, hash: PathTable.hash(of: path), records: records) == expected[path])
+    }
+  }
 }

@@ -255,6 +255,27 @@ import Testing
     }
     #expect(try stream("abcdefgh").unchanged == 1)
   }
+  @Test("files staged one by one and a new folder staged whole never share a staging name")
+  func stagingNamesApart() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    var old: [String: String] = [:]
+    for number in 1...600 { old["\(number).html"] = "old \(number)" }
+    try build(root, old)
+    // The new folder is staged first, then enough changed files that a shared counter of
+    // names would come round to the new folder's name.
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try writer.add("new/a.html", bytes: Array("new".utf8))
+    var new = ["new/a.html": "new"]
+    for number in 1...600 {
+      try writer.add("\(number).html", bytes: Array("changed \(number)".utf8))
+      new["\(number).html"] = "changed \(number)"
+    }
+    let summary = try writer.commit()
+    #expect(summary.written == 601)
+    #expect(Tree.contents(root) == new.mapValues { Array($0.utf8) })
+  }
 }
 
 /// Collects messages from several threads.

@@ -7,7 +7,8 @@ import Glibc
 /// bounded by two 64 KiB buffers, whatever the size of the file.
 public final class ChunkSink {
   private unowned let writer: OutputWriter
-  private let path: String
+  private let slot: OutputWriter.Slot
+  private var path: String { slot.path }
   private var hasher = ContentHasher()
   private var size = 0
 
@@ -21,15 +22,15 @@ public final class ChunkSink {
   private let buffer: UnsafeMutableRawBufferPointer
   private var buffered = 0
 
-  init(writer: OutputWriter, path: String) throws {
+  init(writer: OutputWriter, slot: OutputWriter.Slot) throws {
     self.writer = writer
-    self.path = path
-    ownedByTaskpress = writer.previous.files[path] != nil
+    self.slot = slot
+    ownedByTaskpress = writer.previous.files[slot.path] != nil
     // Should anything below throw, deinit still runs and frees `buffer`.
     buffer = .allocate(byteCount: OutputWriter.chunkSize, alignment: 16)
-    if let existing = try writer.existingTarget(path) {
+    if let existing = try writer.existingTarget(slot) {
       defer { existing.folder.release() }
-      existingFD = openat(existing.folder.fd, existing.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      existingFD = openat(existing.folder.fd, slot.leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
       guard existingFD >= 0 else {
         throw OutputError(path: writer.display(path), reason: SystemError.current.reason)
       }
@@ -157,7 +158,7 @@ public final class ChunkSink {
   }
 
   private func startStaging() throws {
-    let (fd, name) = try writer.createStagingFile(path)
+    let (fd, name) = try writer.createStagingFile(slot)
     stagingFD = fd
     stagingName = name
   }

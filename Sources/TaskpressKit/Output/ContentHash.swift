@@ -15,16 +15,17 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
 
   /// The hash of `bytes`.
   public init(of bytes: [UInt8]) {
-    var hasher = ContentHasher()
-    hasher.update(bytes)
-    self = hasher.finalize()
+    self = bytes.withUnsafeBytes { ContentHash(of: $0) }
   }
 
   /// The hash of the bytes in `buffer`.
   public init(of buffer: UnsafeRawBufferPointer) {
+    // The whole blocks straight from `buffer`, the tail too: no copy, no allocation.
     var hasher = ContentHasher()
-    hasher.update(buffer)
-    self = hasher.finalize()
+    let whole = buffer.count & ~31
+    hasher.blocks(buffer, upTo: whole)
+    self = hasher.finish(
+      length: UInt64(buffer.count), tail: UnsafeRawBufferPointer(rebasing: buffer[whole...]))
   }
 
   /// The hash as 16 lower-case hexadecimal digits.
@@ -90,6 +91,15 @@ public struct ContentHasher: Sendable {
       lane3, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: at + 24, as: UInt64.self)))
   }
 
+  /// Mixes in the 32-byte blocks of `buffer` before `end` (a multiple of 32).
+  mutating func blocks(_ buffer: UnsafeRawBufferPointer, upTo end: Int) {
+    var start = 0
+    while start < end {
+      block(buffer, start)
+      start += 32
+    }
+  }
+
   /// Adds `bytes` to the hash.
   public mutating func update(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { update($0) }
@@ -107,10 +117,9 @@ public struct ContentHasher: Sendable {
       pending.withUnsafeBytes { block($0, 0) }
       pending.removeAll(keepingCapacity: true)
     }
-    while buffer.count - start >= 32 {
-      block(buffer, start)
-      start += 32
-    }
+    let whole = start + ((buffer.count - start) & ~31)
+    blocks(UnsafeRawBufferPointer(rebasing: buffer[start...]), upTo: whole - start)
+    start = whole
     if start < buffer.count {
       pending.append(contentsOf: buffer[start...])
     }
@@ -118,6 +127,11 @@ public struct ContentHasher: Sendable {
 
   /// The hash of everything added so far.
   public func finalize() -> ContentHash {
+    pending.withUnsafeBytes { finish(length: length, tail: $0) }
+  }
+
+  /// The hash of `length` bytes, the blocks mixed in so far followed by `tail` (under 32 bytes).
+  func finish(length: UInt64, tail: UnsafeRawBufferPointer) -> ContentHash {
     var h =
       ((lane0 << 1) | (lane0 >> 63)) &+ ((lane1 << 7) | (lane1 >> 57))
       &+ ((lane2 << 12) | (lane2 >> 52)) &+ ((lane3 << 18) | (lane3 >> 46))
@@ -126,19 +140,17 @@ public struct ContentHasher: Sendable {
     h = (h ^ Self.round(0, lane2)) &* Self.prime1 &+ Self.prime4
     h = (h ^ Self.round(0, lane3)) &* Self.prime1 &+ Self.prime4
     h &+= length
-    pending.withUnsafeBytes { tail in
-      var i = 0
-      while tail.count - i >= 8 {
-        let word = UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        h ^= Self.round(0, word)
-        h = ((h << 27) | (h >> 37)) &* Self.prime1 &+ Self.prime4
-        i += 8
-      }
-      while i < tail.count {
-        h ^= UInt64(tail[i]) &* Self.prime3
-        h = ((h << 11) | (h >> 53)) &* Self.prime1
-        i += 1
-      }
+    var i = 0
+    while tail.count - i >= 8 {
+      let word = UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+      h ^= Self.round(0, word)
+      h = ((h << 27) | (h >> 37)) &* Self.prime1 &+ Self.prime4
+      i += 8
+    }
+    while i < tail.count {
+      h ^= UInt64(tail[i]) &* Self.prime3
+      h = ((h << 11) | (h >> 53)) &* Self.prime1
+      i += 1
     }
     // Final avalanche so that every input bit affects every output bit.
     h ^= h >> 33

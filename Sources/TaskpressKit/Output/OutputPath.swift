@@ -7,33 +7,42 @@ enum OutputPath {
 
   /// Why `path` cannot be written, or nil when it is a valid relative file path.
   static func problem(_ path: String) -> String? {
-    let utf8 = path.utf8
-    if utf8.isEmpty { return "an empty path is not a valid output file" }
-    if utf8.first == UInt8(ascii: "/") {
-      return "is absolute; output paths are relative to the output folder"
+    if let checked = path.utf8.withContiguousStorageIfAvailable({ problem(bytes: $0) }) {
+      return checked
     }
-    if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "contains a control character" }
-    // One pass over the bytes, part by part (no allocation: manifests are checked line by line).
-    var partStart = utf8.startIndex
-    var isFirst = true
-    var index = utf8.startIndex
-    while true {
-      let atEnd = index == utf8.endIndex
-      if atEnd || utf8[index] == UInt8(ascii: "/") {
-        let part = utf8[partStart..<index]
-        if part.isEmpty || part.elementsEqual(".".utf8) || part.elementsEqual("..".utf8) {
-          return "contains an empty, '.' or '..' part; output paths must be plain relative paths"
-        }
-        if isFirst && part.elementsEqual(stateFolder.utf8) {
-          return "is inside '.taskpress', the folder taskpress keeps for its own state"
-        }
-        isFirst = false
-        if atEnd { break }
-        partStart = utf8.index(after: index)
+    return Array(path.utf8).withUnsafeBufferPointer { problem(bytes: $0) }
+  }
+
+  /// Why the UTF-8 path `bytes` cannot be written, or nil when it is a valid relative file path.
+  static func problem(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    // Without allocating: every added file and every line of a manifest is checked.
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    if bytes.isEmpty { return "an empty path is not a valid output file" }
+    if bytes[0] == slash { return "is absolute; output paths are relative to the output folder" }
+    if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "contains a control character" }
+    var partStart = 0
+    for index in 0...bytes.count where index == bytes.count || bytes[index] == slash {
+      let length = index - partStart
+      if length == 0
+        || (bytes[partStart] == dot
+          && (length == 1 || (length == 2 && bytes[partStart + 1] == dot)))
+      {
+        return "contains an empty, '.' or '..' part; output paths must be plain relative paths"
       }
-      index = utf8.index(after: index)
+      if partStart == 0 && isStateFolder(bytes, length) {
+        return "is inside '.taskpress', the folder taskpress keeps for its own state"
+      }
+      partStart = index + 1
     }
     return nil
+  }
+
+  /// Whether the first `length` bytes of `bytes` are `.taskpress`.
+  private static func isStateFolder(_ bytes: UnsafeBufferPointer<UInt8>, _ length: Int) -> Bool {
+    let name = stateFolder.utf8
+    guard length == name.count else { return false }
+    return zip(bytes, name).allSatisfy { $0 == $1 }
   }
 
   /// Splits `a/b/c.html` into (`a/b`, `c.html`); the folder is empty at the top.
@@ -57,7 +66,7 @@ enum OutputPath {
 
   /// Byte-wise order, the same on every machine and locale.
   static func precedes(_ a: String, _ b: String) -> Bool {
-    // memcmp on the contiguous UTF-8 of native strings: sorting 100,000 paths is a hot spot.
+    // memcmp on the contiguous UTF-8 of native strings.
     var a = a
     var b = b
     return a.withUTF8 { x in
@@ -70,6 +79,64 @@ enum OutputPath {
         return order != 0 ? order < 0 : x.count < y.count
       }
     }
+  }
+
+  /// `strings` in byte order (`precedes`).
+  static func sorted(_ strings: some Collection<String>) -> [String] {
+    let array = Array(strings)
+    return byteOrder(array.count) { array[$0] }.map { array[$0] }
+  }
+
+  /// The numbers `0..<count` ordered as the strings `string(i)` in byte order (`precedes`).
+  ///
+  /// Sorting a site's 100,000 paths as `String`s costs a noticeable part of a build: this
+  /// sorts keys made of each string's first 16 bytes, and compares the rest of two strings
+  /// (kept in one buffer) only when those are equal.
+  static func byteOrder(_ count: Int, _ string: (Int) -> String) -> [Int] {
+    var keys: [SortKey] = []
+    keys.reserveCapacity(count)
+    var tails: [UInt8] = []
+    for index in 0..<count {
+      var text = string(index)
+      text.withUTF8 { bytes in
+        var key = SortKey(high: 0, low: 0, tail: tails.count, length: bytes.count, index: index)
+        for offset in 0..<16 {
+          let byte = UInt64(offset < bytes.count ? bytes[offset] : 0)
+          if offset < 8 {
+            key.high = key.high << 8 | byte
+          } else {
+            key.low = key.low << 8 | byte
+          }
+        }
+        if bytes.count > 16 { tails.append(contentsOf: bytes[16...]) }
+        keys.append(key)
+      }
+    }
+    tails.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else {
+        keys.sort { ($0.high, $0.low, $0.length) < ($1.high, $1.low, $1.length) }
+        return
+      }
+      keys.sort { a, b in
+        if a.high != b.high { return a.high < b.high }
+        if a.low != b.low { return a.low < b.low }
+        // Equal first 16 bytes: when one string is that short, it is a prefix of the other.
+        if a.length <= 16 || b.length <= 16 { return a.length < b.length }
+        let order = memcmp(base + a.tail, base + b.tail, min(a.length, b.length) - 16)
+        return order != 0 ? order < 0 : a.length < b.length
+      }
+    }
+    return keys.map(\.index)
+  }
+
+  /// A string's place in `byteOrder`: its first 16 bytes as two big-endian numbers (zeros past
+  /// its end), where the rest of it starts in the buffer of tails, its length, its number.
+  private struct SortKey {
+    var high: UInt64
+    var low: UInt64
+    var tail: Int
+    var length: Int
+    var index: Int
   }
 
   /// Whether `path` is `folder` or inside it.

@@ -11,7 +11,7 @@ extension OutputWriter {
   /// - Throws: `OutputError` when interrupted before starting (nothing changed), or when the
   ///   file system fails during the commit (the marker stays, so the next build repairs).
   public func commit() throws -> OutputSummary {
-    let files = try state.withLock { (s) throws(OutputError) -> [String: Staged] in
+    let taken = try state.withLock { (s) throws(OutputError) -> Taken in
       guard s.phase == .staging else {
         throw OutputError(path: displayRoot, reason: "the output was already committed or aborted")
       }
@@ -19,7 +19,8 @@ extension OutputWriter {
         throw OutputError(
           path: displayRoot, reason: "commit() was called while files were still being added")
       }
-      return s.files
+      return Taken(
+        records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots)
     }
     if interrupt.isSet {
       abort()
@@ -27,7 +28,7 @@ extension OutputWriter {
     }
     state.withLock { $0.phase = .committing }
     do {
-      let summary = try publish(files)
+      let summary = try publish(taken)
       state.withLock { s in
         s.phase = .finished
         Self.closeAll(&s)
@@ -49,28 +50,57 @@ extension OutputWriter {
     }
   }
 
-  private func publish(_ files: [String: Staged]) throws -> OutputSummary {
-    var next = Manifest()
-    var staged: [(path: String, name: String)] = []
+  /// What the staging phase left for the commit.
+  struct Taken {
+    var records: [Record]
+    var paths: PathTable
+    var plans: [FolderPlan]
+    var shadowRoots: [(root: String, name: String)]
+  }
+
+  private func publish(_ taken: Taken) throws -> OutputSummary {
+    let records = taken.records
+    let plans = taken.plans
+    // This build's files in byte order: the order of the manifest and of the summary.
+    var present: [Int] = []
+    present.reserveCapacity(records.count)
+    for index in records.indices {
+      if case .pending = records[index].staged { continue }
+      present.append(index)
+    }
+    let order = OutputPath.byteOrder(present.count) { records[present[$0]].path }.map {
+      present[$0]
+    }
+    var files: [(path: String, entry: Manifest.Entry)] = []
+    files.reserveCapacity(order.count)
+    var written: [Int] = []
     var unchanged = 0
-    for (path, file) in files {
-      switch file {
+    var usedPlans = [Bool](repeating: false, count: plans.count)
+    for index in order {
+      let record = records[index]
+      usedPlans[record.plan] = true
+      switch record.staged {
       case .pending: continue
       case .unchanged(let entry):
-        next.files[path] = entry
+        files.append((record.path, entry))
         unchanged += 1
-      case .written(let entry, let name):
-        next.files[path] = entry
-        staged.append((path, name))
+      case .written(let entry, _):
+        files.append((record.path, entry))
+        written.append(index)
       }
     }
-    staged.sort { OutputPath.precedes($0.path, $1.path) }
-    let stale = previous.files.keys.filter { next.files[$0] == nil }.sorted(by: OutputPath.precedes)
+    let stale =
+      previous.files.isEmpty
+      ? []
+      : OutputPath.sorted(
+        previous.files.keys.filter {
+          taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
+        })
 
     // Folders that must exist, and those of them taskpress creates now.
     var needed = Set<String>()
-    for path in next.files.keys {
-      var folder = OutputPath.split(path).folder
+    for (number, plan) in plans.enumerated() where usedPlans[number] {
+      var folder = plan.path
       while !folder.isEmpty, needed.insert(folder).inserted {
         folder = OutputPath.split(folder).folder
       }
@@ -79,23 +109,29 @@ extension OutputWriter {
     for folder in needed where try self.folder(folder).map({ $0.release() }) == nil {
       toCreate.append(folder)
     }
-    toCreate.sort(by: OutputPath.precedes)  // parents before children
-    next.folders = previous.folders.union(toCreate)
+    toCreate = OutputPath.sorted(toCreate)  // parents before children
+    let recordedFolders = previous.folders.union(toCreate)
+    var folders = recordedFolders
 
     var summary = OutputSummary(
-      written: staged.count, unchanged: unchanged, removed: 0, repaired: repairing,
-      writtenPaths: staged.map(\.path), removedPaths: [], warnings: [])
+      written: written.count, unchanged: unchanged, removed: 0, repaired: repairing,
+      writtenPaths: written.map { records[$0].path }, removedPaths: [], warnings: [])
 
-    if staged.isEmpty && stale.isEmpty && !repairing {
+    if written.isEmpty && stale.isEmpty && !repairing {
       // Nothing visible changes; only the record may (new mtimes, adopted files).
-      for folder in next.folders.subtracting(needed).sorted(by: OutputPath.precedes).reversed()
+      for folder in OutputPath.sorted(folders.subtracting(needed)).reversed()
       where removeEmptyFolder(folder) {
-        next.folders.remove(folder)
+        folders.remove(folder)
       }
-      if next != previous || stateFolderExists() {
+      let same =
+        folders == previous.folders && files.count == previous.files.count
+        && files.allSatisfy { previous.files[$0.path] == $0.entry }
+      if !same || stateFolderExists() {
         let stateFD = try stateFolder()
-        if next != previous {
-          try Self.writeManifest(next, stateFD, display(OutputPath.stateFolder))
+        if !same {
+          try Self.writeManifest(
+            Manifest.text(files: files, folders: OutputPath.sorted(folders)), stateFD,
+            display(OutputPath.stateFolder))
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
       }
@@ -106,30 +142,35 @@ extension OutputWriter {
     let statePath = display(OutputPath.stateFolder)
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
-    try Self.writeFile(next.serialized(), stateFD, Self.pendingManifestName, statePath)
+    try Self.writeFile(
+      Manifest.text(files: files, folders: OutputPath.sorted(recordedFolders)), stateFD,
+      Self.pendingManifestName, statePath)
     try Self.writeFile(Array("taskpress\n".utf8), stateFD, Self.markerName, statePath)
 
     var steps = 0
     let stagingFD = state.withLock { $0.stagingFD }
     // Folders that did not exist were staged whole: one rename each puts them in place.
-    let moved = try moveShadowFolders(stagingFD, steps: &steps)
-    var removedEarly = Set<String>()
-    for folder in toCreate where !moved.contains(where: { OutputPath.isWithin(folder, $0.root) }) {
-      try createFolder(folder, stale: Set(stale), removed: &removedEarly)
+    let moved = try moveShadowFolders(taken.shadowRoots, stagingFD, steps: &steps)
+    let movedRoots = taken.shadowRoots.indices.filter { moved[$0] }.map {
+      taken.shadowRoots[$0].root
     }
-    let movedNames = Set(moved.map(\.name))
-    var currentFolder: String?
+    var removedEarly = Set<String>()
+    let staleSet = Set(stale)
+    for folder in toCreate where !movedRoots.contains(where: { OutputPath.isWithin(folder, $0) }) {
+      try createFolder(folder, stale: staleSet, removed: &removedEarly)
+    }
+    var currentPlan = -1
     var folderRef: FolderRef?
     defer { folderRef?.release() }
-    for (path, name) in staged {
-      if let slash = name.firstIndex(of: "/"), movedNames.contains(String(name[..<slash])) {
-        continue
-      }
-      let (folder, leaf) = OutputPath.split(path)
-      if folder != currentFolder {
+    for index in written {
+      let record = records[index]
+      if case .shadow(let root, _) = plans[record.plan].placement, moved[root] { continue }
+      guard case .written(_, let name) = record.staged else { continue }
+      let folder = plans[record.plan].path
+      if record.plan != currentPlan {
         folderRef?.release()
         folderRef = nil
-        currentFolder = folder
+        currentPlan = record.plan
         folderRef = try self.folder(folder)
       }
       guard let target = folderRef else {
@@ -138,8 +179,8 @@ extension OutputWriter {
       if let limit = commitStepLimit, steps >= limit {
         throw OutputError(path: displayRoot, reason: "commit stopped after \(limit) steps")
       }
-      guard renameat(stagingFD, name, target.fd, leaf) == 0 else {
-        throw OutputError(path: display(path), reason: SystemError.current.reason)
+      guard renameat(stagingFD, name, target.fd, OutputPath.split(record.path).name) == 0 else {
+        throw OutputError(path: display(record.path), reason: SystemError.current.reason)
       }
       steps += 1
     }
@@ -147,7 +188,7 @@ extension OutputWriter {
     folderRef = nil
 
     // Removals come last: until here every old file was still in place.
-    var kept = Manifest()
+    var kept: [(path: String, entry: Manifest.Entry)] = []
     for path in stale {
       if removedEarly.contains(path) {
         summary.removedPaths.append(path)
@@ -158,28 +199,31 @@ extension OutputWriter {
       case .gone: break
       case .failed(let error):
         summary.warnings.append(error)
-        if let entry = previous.files[path] { kept.files[path] = entry }
+        if let entry = previous.files[path] { kept.append((path, entry)) }
       }
     }
     summary.removed = summary.removedPaths.count
-    next.files.merge(kept.files) { current, _ in current }
-    for path in kept.files.keys {
+    for (path, _) in kept {
       var folder = OutputPath.split(path).folder
       while !folder.isEmpty, needed.insert(folder).inserted {
         folder = OutputPath.split(folder).folder
       }
     }
-    for folder in next.folders.subtracting(needed).sorted(by: OutputPath.precedes).reversed() {
-      if removeEmptyFolder(folder) { next.folders.remove(folder) }
+    for folder in OutputPath.sorted(folders.subtracting(needed)).reversed() {
+      if removeEmptyFolder(folder) { folders.remove(folder) }
     }
 
-    if kept.files.isEmpty && next.folders == previous.folders.union(toCreate) {
+    if kept.isEmpty && folders == recordedFolders {
       guard renameat(stateFD, Self.pendingManifestName, stateFD, Self.manifestName) == 0 else {
         throw OutputError(
           path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
       }
     } else {
-      try Self.writeManifest(next, stateFD, statePath)
+      files += kept
+      let all = files
+      files = OutputPath.byteOrder(all.count) { all[$0].path }.map { all[$0] }
+      try Self.writeManifest(
+        Manifest.text(files: files, folders: OutputPath.sorted(folders)), stateFD, statePath)
       unlinkat(stateFD, Self.pendingManifestName, 0)
     }
     FileSystem.removeTree(stateFD, Self.stagingFolder)
@@ -189,13 +233,14 @@ extension OutputWriter {
   }
 
   /// Renames each staged folder (see `createStagingFile`) onto its place when nothing stands
-  /// there; returns the folders moved. A folder not moved is published file by file.
+  /// there; returns, for each of `roots`, whether it was moved. A folder not moved is published
+  /// file by file.
   private func moveShadowFolders(
-    _ stagingFD: Int32, steps: inout Int
-  ) throws(OutputError) -> [(root: String, name: String)] {
-    let roots = state.withLock { $0.shadowRoots }.sorted { OutputPath.precedes($0.key, $1.key) }
-    var moved: [(root: String, name: String)] = []
-    for (root, name) in roots {
+    _ roots: [(root: String, name: String)], _ stagingFD: Int32, steps: inout Int
+  ) throws(OutputError) -> [Bool] {
+    var moved = [Bool](repeating: false, count: roots.count)
+    for number in OutputPath.byteOrder(roots.count, { roots[$0].root }) {
+      let (root, name) = roots[number]
       let (parentPath, leaf) = OutputPath.split(root)
       guard let parent = try folderOrRoot(parentPath) else { continue }
       defer { parent.release() }
@@ -207,7 +252,7 @@ extension OutputWriter {
         throw OutputError(path: display(root), reason: SystemError.current.reason)
       }
       steps += 1
-      moved.append((root, name))
+      moved[number] = true
       state.withLock { s in
         for key in s.folders.keys where OutputPath.isWithin(key, root) && s.folders[key] == .missing
         {

@@ -21,8 +21,8 @@ import Synchronization
 /// Files taskpress did not write (a `CNAME`, `.git/`, a hand-made page) are never touched and a
 /// symbolic link inside the output folder is never followed.
 public final class OutputWriter: @unchecked Sendable {
-  // `@unchecked`: the mutable state lives in `state`, behind a mutex; the other stored
-  // properties are set in `init` and only read afterwards.
+  // `@unchecked`: the mutable state lives in `state`, behind a mutex (and one atomic counter);
+  // the other stored properties are set in `init` and only read afterwards.
 
   /// The output folder as given.
   public let root: String
@@ -65,15 +65,43 @@ public final class OutputWriter: @unchecked Sendable {
     case written(Manifest.Entry, stagingName: String)
   }
 
+  /// A file added to this build.
+  struct Record {
+    var path: String
+    /// Its folder's place in `State.plans`.
+    var plan: Int
+    var staged: Staged
+  }
+
+  /// How the files of one folder of the site are staged, decided at its first file.
+  enum Placement {
+    /// The folder exists: a file is compared with the one there, and staged flat (`f17`).
+    /// `fd` is the writer's cached descriptor of the folder, or -1 when it must be opened.
+    case existing(fd: Int32)
+    /// The folder does not exist yet: its files are staged in the staging folder `prefix`,
+    /// inside the copy of the folder `shadowRoots[root]`.
+    case shadow(root: Int, prefix: String)
+  }
+
+  struct FolderPlan {
+    /// The folder, relative to the output folder (`""` for the output folder itself).
+    var path: String
+    var placement: Placement
+  }
+
   struct State {
     var phase = Phase.staging
-    var files: [String: Staged] = [:]
+    /// The files added, in the order `add` was called; `paths` finds one by path.
+    var records: [Record] = []
+    var paths = PathTable()
+    /// The folders files were added to; `planIndex` finds one by path.
+    var plans: [FolderPlan] = []
+    var planIndex: [String: Int] = [:]
     /// Open descriptors of folders of the output (`""` is the output folder itself).
     var folders: [String: Folder] = [:]
     var cachedDescriptors = 0
     var stateFolderFD: Int32 = -1
     var stagingFD: Int32 = -1
-    var nextStagingName = 0
     /// Folders on the way to the output folder that this writer created, outermost first.
     var createdRootFolders: [String] = []
     var createdStateFolder = false
@@ -82,12 +110,15 @@ public final class OutputWriter: @unchecked Sendable {
     var closed = false
     /// Folders of the site that do not exist yet, each staged whole as a folder of the staging
     /// area (`d1`, `d2`, ...) that the commit renames into place in one step.
-    var shadowRoots: [String: String] = [:]
+    var shadowRoots: [(root: String, name: String)] = []
+    var shadowRootIndex: [String: Int] = [:]
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
   }
 
   let state: Mutex<State>
+  /// The number of the last file staged flat (named `f` and the number in base 36).
+  let flatStagingNames = Atomic<Int>(0)
 
   private static let ignoreFileSizeSignal: Void = {
     // With SIGXFSZ ignored, a write past `ulimit -f` fails with EFBIG instead of killing us.
@@ -241,7 +272,14 @@ public final class OutputWriter: @unchecked Sendable {
   static func writeManifest(_ manifest: Manifest, _ folderFD: Int32, _ statePath: String)
     throws(OutputError)
   {
-    try writeFile(manifest.serialized(), folderFD, temporaryManifestName, statePath)
+    try writeManifest(manifest.serialized(), folderFD, statePath)
+  }
+
+  /// Writes the manifest text `bytes` as `.taskpress/manifest` atomically.
+  static func writeManifest(_ bytes: [UInt8], _ folderFD: Int32, _ statePath: String)
+    throws(OutputError)
+  {
+    try writeFile(bytes, folderFD, temporaryManifestName, statePath)
     guard renameat(folderFD, temporaryManifestName, folderFD, manifestName) == 0 else {
       throw OutputError(path: statePath + "/" + manifestName, reason: SystemError.current.reason)
     }
@@ -280,12 +318,12 @@ public final class OutputWriter: @unchecked Sendable {
   /// - Throws: `OutputError` naming the file: an invalid or repeated path, a symbolic link on
   ///   the way, a file in the way that taskpress did not write, a full disk, an interrupt.
   public func add(_ path: String, bytes: [UInt8]) throws {
-    try reserve(path)
+    let slot = try reserve(path)
     do {
-      let staged = try bytes.withUnsafeBytes { try stage(path, $0) }
-      record(path, staged)
+      let staged = try bytes.withUnsafeBytes { try stage(slot, $0) }
+      record(slot, staged)
     } catch {
-      release(path)
+      release(slot)
       throw error
     }
   }
@@ -296,43 +334,82 @@ public final class OutputWriter: @unchecked Sendable {
   /// Memory use is bounded by the chunk sizes, not the file size. When the bytes turn out to be
   /// those already on disk, nothing is written.
   public func add(_ path: String, streaming produce: (ChunkSink) throws -> Void) throws {
-    try reserve(path)
+    let slot = try reserve(path)
     var sink: ChunkSink?
     do {
-      let opened = try ChunkSink(writer: self, path: path)
+      let opened = try ChunkSink(writer: self, slot: slot)
       sink = opened
       try produce(opened)
-      record(path, try opened.finish())
+      record(slot, try opened.finish())
     } catch {
       sink?.discard()
-      release(path)
+      release(slot)
       throw error
     }
   }
 
-  private func reserve(_ path: String) throws {
+  /// A file being added, from `reserve` to `record` or `release`: where it is and how its
+  /// folder is staged.
+  struct Slot {
+    var path: String
+    var folder: String
+    var leaf: String
+    /// Its place in `State.records`.
+    var index: Int
+    /// Its folder's place in `State.plans`.
+    var plan: Int
+    var placement: Placement
+    /// The staging folder's descriptor, or -1 when it was not open yet.
+    var stagingFD: Int32
+  }
+
+  /// Checks `path`, claims it for this build (an error when it was added already), and finds
+  /// how its folder is staged: one lock for all that, once the folder is known.
+  private func reserve(_ path: String) throws -> Slot {
     if let problem = OutputPath.problem(path) {
       throw OutputError(path: displayRoot + "/" + path, reason: problem)
     }
     if interrupt.isSet { throw OutputError(path: displayRoot, reason: OutputError.interrupted) }
-    try state.withLock { (s) throws(OutputError) in
+    let (folder, leaf) = OutputPath.split(path)
+    let hash = PathTable.hash(of: path)
+    let (index, known, stagingFD) = try state.withLock {
+      (s) throws(OutputError) -> (Int, (Int, Placement)?, Int32) in
       guard s.phase == .staging else {
         throw OutputError(
           path: display(path), reason: "added after the output was committed or aborted")
       }
-      guard s.files[path] == nil else {
+      let index = s.records.count
+      if s.paths.insert(path, hash: hash, number: index, records: s.records) != nil {
         throw OutputError(path: display(path), reason: "was added twice in one build")
       }
-      s.files[path] = .pending
+      s.records.append(Record(path: path, plan: -1, staged: .pending))
       s.activeAdds += 1
+      let known = s.planIndex[folder].map { ($0, s.plans[$0].placement) }
+      return (index, known, s.stagingFD)
     }
+    var slot = Slot(
+      path: path, folder: folder, leaf: leaf, index: index, plan: -1,
+      placement: .existing(fd: -1), stagingFD: stagingFD)
+    if let (plan, placement) = known {
+      slot.plan = plan
+      slot.placement = placement
+      return slot
+    }
+    do {
+      (slot.plan, slot.placement, slot.stagingFD) = try plan(for: folder, path)
+    } catch {
+      release(slot)
+      throw error
+    }
+    return slot
   }
 
-  private func record(_ path: String, _ staged: Staged) {
+  private func record(_ slot: Slot, _ staged: Staged) {
     state.withLock { s in
       s.activeAdds -= 1
       if s.phase == .staging {
-        s.files[path] = staged
+        s.records[slot.index].staged = staged
+        s.records[slot.index].plan = slot.plan
       } else {
         // An abort raced with this add; the staging folder is already gone.
         Self.closeIfIdle(&s)
@@ -340,22 +417,81 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
-  private func release(_ path: String) {
+  private func release(_ slot: Slot) {
     state.withLock { s in
       s.activeAdds -= 1
       if s.phase == .staging {
-        s.files[path] = nil
+        s.paths.remove(slot.path, hash: PathTable.hash(of: slot.path), records: s.records)
       } else {
         Self.closeIfIdle(&s)
       }
     }
   }
 
-  /// Decides whether `bytes` differ from what is at `path` and, when they do, stages them.
-  private func stage(_ path: String, _ bytes: UnsafeRawBufferPointer) throws -> Staged {
+  /// Decides, at its first file, how the files of `folder` are staged: flat when the folder
+  /// exists, else in a copy of the outermost missing folder on its way (see
+  /// `createStagingFile`), whose staging folders are made now. `path` is the file, for errors.
+  private func plan(for folder: String, _ path: String) throws(OutputError) -> (
+    Int, Placement, stagingFD: Int32
+  ) {
+    // Walk the folders on the way, outermost first, until one is missing.
+    var shadow: (root: String, rest: String)?
+    var cachedFD: Int32 = -1
+    if folder.isEmpty {
+      if let ref = try self.folder("") { cachedFD = ref.owned ? -1 : ref.fd }
+    } else {
+      var prefix = ""
+      var remainder = Substring(folder)
+      while !remainder.isEmpty {
+        let part = remainder.prefix { $0 != "/" }
+        remainder = remainder.dropFirst(part.count).drop { $0 == "/" }
+        prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+        guard let ref = try self.folder(prefix) else {
+          shadow = (prefix, String(remainder))
+          break
+        }
+        if remainder.isEmpty && !ref.owned { cachedFD = ref.fd }
+        ref.release()
+      }
+    }
+    return try state.withLock { (s) throws(OutputError) -> (Int, Placement, stagingFD: Int32) in
+      if let known = s.planIndex[folder] {
+        // Another thread got here first.
+        return (known, s.plans[known].placement, s.stagingFD)
+      }
+      guard s.phase == .staging else {
+        throw OutputError(
+          path: display(path), reason: "added after the output was committed or aborted")
+      }
+      var placement = Placement.existing(fd: cachedFD)
+      if let shadow {
+        if s.stagingFD < 0 { try createStagingFolder(&s) }
+        let root: Int
+        if let known = s.shadowRootIndex[shadow.root] {
+          root = known
+        } else {
+          root = s.shadowRoots.count
+          s.shadowRoots.append((shadow.root, "d" + String(root + 1, radix: 36)))
+          s.shadowRootIndex[shadow.root] = root
+        }
+        let name = s.shadowRoots[root].name
+        let prefix = shadow.rest.isEmpty ? name : name + "/" + shadow.rest
+        try makeStagingFolders(prefix, &s)
+        placement = .shadow(root: root, prefix: prefix)
+      }
+      let plan = s.plans.count
+      s.plans.append(FolderPlan(path: folder, placement: placement))
+      s.planIndex[folder] = plan
+      return (plan, placement, s.stagingFD)
+    }
+  }
+
+  /// Decides whether `bytes` differ from what is at the slot's path and, when they do, stages
+  /// them.
+  private func stage(_ slot: Slot, _ bytes: UnsafeRawBufferPointer) throws -> Staged {
+    let path = slot.path
     let hash = ContentHash(of: bytes)
-    let existing = try existingTarget(path)
-    if let existing {
+    if let existing = try existingTarget(slot) {
       defer { existing.folder.release() }
       let info = existing.info
       let size = Int(info.st_size)
@@ -366,7 +502,7 @@ public final class OutputWriter: @unchecked Sendable {
         return .unchanged(known)
       }
       if size == bytes.count {
-        let same = try withTarget(path, existing.folder.fd, existing.name) {
+        let same = try withTarget(path, existing.folder.fd, slot.leaf) {
           fd throws(SystemError) in
           try FileSystem.contentEquals(fd, bytes)
         }
@@ -377,7 +513,7 @@ public final class OutputWriter: @unchecked Sendable {
       }
       if known == nil { throw OutputError(path: display(path), reason: OutputError.notWrittenByUs) }
     }
-    let (fd, name) = try createStagingFile(path)
+    let (fd, name) = try createStagingFile(slot)
     do throws(SystemError) {
       try FileSystem.writeAll(fd, bytes)
       let entry = try finishStagingFile(fd, hash: hash)
@@ -392,21 +528,26 @@ public final class OutputWriter: @unchecked Sendable {
   struct ExistingTarget {
     /// The folder (the caller releases it).
     var folder: FolderRef
-    var name: String
     var info: stat
   }
 
-  /// What is at `path` now: nil when nothing (or its folder does not exist yet); an error when
-  /// it is something taskpress cannot replace by a file.
-  func existingTarget(_ path: String) throws(OutputError) -> ExistingTarget? {
-    let (folder, name) = OutputPath.split(path)
-    guard let folderRef = try self.folder(folder) else { return nil }
+  /// What is at the slot's path now: nil when nothing (or its folder does not exist yet); an
+  /// error when it is something taskpress cannot replace by a file.
+  func existingTarget(_ slot: Slot) throws(OutputError) -> ExistingTarget? {
+    guard case .existing(let cachedFD) = slot.placement else { return nil }
+    let folderRef: FolderRef
+    if cachedFD >= 0 {
+      folderRef = FolderRef(fd: cachedFD, owned: false)
+    } else {
+      guard let opened = try self.folder(slot.folder) else { return nil }
+      folderRef = opened
+    }
     let info: stat?
     do throws(SystemError) {
-      info = try FileSystem.statIfExists(folderRef.fd, name)
+      info = try FileSystem.statIfExists(folderRef.fd, slot.leaf)
     } catch {
       folderRef.release()
-      throw OutputError(path: display(path), reason: error.reason)
+      throw OutputError(path: display(slot.path), reason: error.reason)
     }
     guard let info else {
       folderRef.release()
@@ -422,9 +563,9 @@ public final class OutputWriter: @unchecked Sendable {
     }
     if let problem {
       folderRef.release()
-      throw OutputError(path: display(path), reason: problem)
+      throw OutputError(path: display(slot.path), reason: problem)
     }
-    return ExistingTarget(folder: folderRef, name: name, info: info)
+    return ExistingTarget(folder: folderRef, info: info)
   }
 
   /// Opens the existing file `name` for reading and runs `body` with its descriptor.
@@ -443,63 +584,38 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
-  /// Creates a new, empty staging file for `path`; returns its descriptor and its name, a path
-  /// relative to the staging folder.
+  /// Creates a new, empty staging file for the slot's path; returns its descriptor and its
+  /// name, a path relative to the staging folder.
   ///
-  /// A file whose folder already exists is staged flat (`17`) and renamed into place by the
+  /// A file whose folder already exists is staged flat (`f17`) and renamed into place by the
   /// commit. A file under a folder that does not exist yet (all of them on a first build) goes
   /// into a copy of that folder in the staging area (`d1/3.html` for `todos/3.html`), and the
   /// commit moves the whole folder with one rename.
-  func createStagingFile(_ path: String) throws(OutputError) -> (Int32, String) {
-    let shadow = try shadowLocation(of: path)
-    let (stagingFD, name) = try state.withLock { (s) throws(OutputError) -> (Int32, String) in
-      guard s.phase == .staging else {
-        throw OutputError(
-          path: display(path), reason: "added after the output was committed or aborted")
+  func createStagingFile(_ slot: Slot) throws(OutputError) -> (Int32, String) {
+    let name: String
+    var stagingFD = slot.stagingFD
+    switch slot.placement {
+    case .shadow(_, let prefix):
+      // The plan made the staging folders.
+      name = prefix + "/" + slot.leaf
+    case .existing:
+      name = "f" + String(flatStagingNames.add(1, ordering: .relaxed).newValue, radix: 36)
+      if stagingFD < 0 {
+        stagingFD = try state.withLock { (s) throws(OutputError) -> Int32 in
+          guard s.phase == .staging else {
+            throw OutputError(
+              path: display(slot.path), reason: "added after the output was committed or aborted")
+          }
+          if s.stagingFD < 0 { try createStagingFolder(&s) }
+          return s.stagingFD
+        }
       }
-      if s.stagingFD < 0 { try createStagingFolder(&s) }
-      guard let shadow else {
-        s.nextStagingName += 1
-        return (s.stagingFD, String(s.nextStagingName, radix: 36))
-      }
-      var rootName = s.shadowRoots[shadow.root]
-      if rootName == nil {
-        s.nextStagingName += 1
-        rootName = "d" + String(s.nextStagingName, radix: 36)
-        s.shadowRoots[shadow.root] = rootName
-      }
-      let stagedFolder = [rootName ?? "", shadow.folder].filter { !$0.isEmpty }.joined(
-        separator: "/")
-      try makeStagingFolders(stagedFolder, &s)
-      return (s.stagingFD, stagedFolder + "/" + shadow.leaf)
     }
     let fd = openat(stagingFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
-      throw OutputError(path: display(path), reason: SystemError.current.reason)
+      throw OutputError(path: display(slot.path), reason: SystemError.current.reason)
     }
     return (fd, name)
-  }
-
-  /// Where a file under a folder that does not exist yet is staged: the outermost such folder
-  /// (`root`), the path from it to the file's folder, and the file's name. Nil when the file's
-  /// folder exists.
-  private func shadowLocation(of path: String) throws(OutputError) -> (
-    root: String, folder: String, leaf: String
-  )? {
-    let (folder, leaf) = OutputPath.split(path)
-    guard !folder.isEmpty else { return nil }
-    var prefix = ""
-    var remainder = Substring(folder)
-    while !remainder.isEmpty {
-      let part = remainder.prefix { $0 != "/" }
-      remainder = remainder.dropFirst(part.count).drop { $0 == "/" }
-      prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-      guard let ref = try self.folder(prefix) else {
-        return (prefix, String(remainder), leaf)
-      }
-      ref.release()
-    }
-    return nil
   }
 
   /// Creates `relative` and its parents inside the staging folder, once.
@@ -652,10 +768,6 @@ public final class OutputWriter: @unchecked Sendable {
     state.withLock { s in
       guard s.phase == .staging else { return }
       s.phase = .finished
-      if s.stagingFD >= 0 {
-        close(s.stagingFD)
-        s.stagingFD = -1
-      }
       if s.stateFolderFD >= 0 {
         FileSystem.removeTree(s.stateFolderFD, Self.stagingFolder)
         if s.createdStateFolder, case .open(let rootFD) = s.folders[""] {
