@@ -1,151 +1,258 @@
-/// The state of one render: the context stack and the partials in use.
+/// The state of one render: the context stack, the indentation and block arguments in force,
+/// and the partials in use.
 struct Renderer {
   /// Deeper nesting of sections and partials (endless recursion) is an error, not a crash.
   static let maximumDepth = 256
+
+  /// The tag that led to a render, for the nesting error. The program is kept alive by the
+  /// render that is under way, so it is not retained here.
+  struct Origin {
+    var program: Unmanaged<Program>
+    var line: Int32
+    var column: Int32
+  }
+
+  /// A parent call in force: its program and index in the program's `parents`.
+  private struct ArgumentFrame {
+    var program: Program
+    var parent: Int32
+  }
+
+  /// A partial the resolver returned in this render, for the same name from the same template.
+  private struct ResolvedPartial {
+    var includer: String
+    var name: String
+    var template: Template?
+  }
 
   let resolver: (any PartialResolver)?
   let policy: MissingPartialPolicy
   var stack: [MustacheValue]
   var depth = 0
+  /// The indentation in force: that of the standalone partials and blocks being expanded.
+  private var indent: [UInt8] = []
+  /// The parent calls being expanded, outermost first: an argument from further out wins.
+  private var argumentFrames: [ArgumentFrame] = []
+  /// A resolver must give the same answer within one render, so each is asked for once.
+  private var resolved: [ResolvedPartial] = []
 
   init(resolver: (any PartialResolver)?, policy: MissingPartialPolicy, root: MustacheValue) {
     self.resolver = resolver
     self.policy = policy
     stack = [root]
+    stack.reserveCapacity(8)
   }
 
-  /// Renders `nodes`.
+  /// Renders a whole program.
+  mutating func render(_ program: Program, into output: inout [UInt8]) throws {
+    try render(
+      program, from: 0, to: Int32(program.ops.count),
+      origin: Origin(program: Unmanaged.passUnretained(program), line: 1, column: 1),
+      into: &output)
+  }
+
+  /// Renders `program.ops[start..<end]`.
   ///
   /// - Parameters:
-  ///   - nodes: The nodes to render.
-  ///   - indent: Prepended to each line: the indentation of the standalone partials and
-  ///     blocks the nodes are expanded into.
-  ///   - blocks: The block arguments in force, by name.
+  ///   - program: The program whose instructions to render.
+  ///   - start: The first instruction.
+  ///   - end: The index after the last instruction.
+  ///   - origin: The tag that led here, for the nesting error.
   ///   - output: Where the rendered bytes are appended.
-  ///   - location: The tag that led here, for the nesting error.
   /// - Throws: ``TemplateError`` for a missing partial (when strict) or too deep nesting.
   mutating func render(
-    _ nodes: [Node], indent: [UInt8], blocks: [String: Block], into output: inout [UInt8],
-    location: Location
+    _ program: Program, from start: Int32, to end: Int32, origin: Origin,
+    into output: inout [UInt8]
   ) throws {
     depth += 1
     defer { depth -= 1 }
     if depth > Self.maximumDepth {
+      let template = origin.program.takeUnretainedValue().name
       throw TemplateError(
-        .nestedTooDeeply(limit: Self.maximumDepth), template: location.template,
-        line: location.line, column: location.column)
+        .nestedTooDeeply(limit: Self.maximumDepth), template: template,
+        line: Int(origin.line), column: Int(origin.column))
     }
-    for node in nodes {
-      switch node {
-      case .text(let bytes):
-        output.append(contentsOf: bytes)
+    var index = Int(start)
+    let end = Int(end)
+    while index < end {
+      switch program.ops[index] {
+      case .text(let start, let end):
+        program.bytes.withUnsafeBufferPointer { bytes in
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)]))
+        }
+        index += 1
       case .lineStart:
         if !indent.isEmpty { output.append(contentsOf: indent) }
+        index += 1
       case .variable(let name, let escaping):
-        if let value = lookUp(name) { interpolate(value, escaping: escaping, into: &output) }
+        interpolate(program.names[Int(name)], escaping: escaping, into: &output)
+        index += 1
       case .section(let section):
-        try render(section, indent: indent, blocks: blocks, into: &output)
+        try render(program, section: Int(section), at: index, into: &output)
+        index = Int(program.sections[Int(section)].end)
       case .partial(let call):
-        try expand(call, indent: indent, blocks: blocks, into: &output)
+        try expand(program, call: Int(call), into: &output)
+        index += 1
       case .parent(let parent):
-        // Arguments from further out win: the outermost template has the last word.
-        var arguments = blocks
-        for (name, block) in parent.arguments where arguments[name] == nil {
-          arguments[name] = block
-        }
-        try expand(parent.call, indent: indent, blocks: arguments, into: &output)
+        argumentFrames.append(ArgumentFrame(program: program, parent: parent))
+        defer { argumentFrames.removeLast() }
+        try expand(program, call: Int(program.parents[Int(parent)].call), into: &output)
+        index = Int(program.parents[Int(parent)].end)
       case .block(let block):
-        let argument = blocks[block.name]
-        let content = argument?.nodes ?? block.nodes
-        guard block.isStandalone else {
-          try render(content, indent: indent, blocks: blocks, into: &output, location: location)
-          continue
-        }
-        let blockIndent = indent + block.indent
-        // An argument written inline starts mid-line, so its first line gets no indentation
-        // from a line start of its own.
-        if let argument, !argument.isStandalone, !content.isEmpty {
-          output.append(contentsOf: blockIndent)
-        }
-        try render(content, indent: blockIndent, blocks: blocks, into: &output, location: location)
+        try render(program, block: Int(block), origin: origin, into: &output)
+        index = Int(program.blocks[Int(block)].contentEnd)
       }
     }
   }
 
+  /// Renders the section whose instruction is at `opIndex`.
   private mutating func render(
-    _ section: Section, indent: [UInt8], blocks: [String: Block], into output: inout [UInt8]
+    _ program: Program, section index: Int, at opIndex: Int, into output: inout [UInt8]
   ) throws {
-    let value = lookUp(section.name) ?? .null
+    let section = program.sections[index]
+    let value = lookUp(program.names[Int(section.name)]) ?? .null
+    let start = Int32(opIndex + 1)
+    let origin = Origin(
+      program: Unmanaged.passUnretained(program), line: section.line, column: section.column)
     if section.isInverted {
       if !value.isTruthy {
-        try render(
-          section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
+        try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
       return
     }
     if case .array(let items) = value {
       for item in items {
         stack.append(item)
-        try render(
-          section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
-        stack.removeLast()
+        defer { stack.removeLast() }
+        try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
     } else if case .list(let list) = value {
       for index in 0..<list.count {
         stack.append(list[index])
-        try render(
-          section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
-        stack.removeLast()
+        defer { stack.removeLast() }
+        try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
     } else if value.isTruthy {
       stack.append(value)
-      try render(
-        section.nodes, indent: indent, blocks: blocks, into: &output, location: section.location)
-      stack.removeLast()
+      defer { stack.removeLast() }
+      try render(program, from: start, to: section.end, origin: origin, into: &output)
     }
   }
 
-  private mutating func expand(
-    _ call: PartialCall, indent: [UInt8], blocks: [String: Block], into output: inout [UInt8]
+  /// Renders a block: the argument for its name in force, or else its default content.
+  private mutating func render(
+    _ program: Program, block index: Int, origin: Origin, into output: inout [UInt8]
   ) throws {
+    let block = program.blocks[index]
+    var content = program
+    var contentStart = block.contentStart
+    var contentEnd = block.contentEnd
+    var argumentIsInline = false
+    if let (argumentProgram, argument) = self.argument(named: block.name) {
+      let argumentBlock = argumentProgram.blocks[argument]
+      content = argumentProgram
+      contentStart = argumentBlock.contentStart
+      contentEnd = argumentBlock.contentEnd
+      argumentIsInline = !argumentBlock.isStandalone
+    }
+    guard block.isStandalone else {
+      try render(content, from: contentStart, to: contentEnd, origin: origin, into: &output)
+      return
+    }
+    let indentCount = indent.count
+    defer { indent.removeLast(indent.count - indentCount) }
+    appendIndent(program, from: block.indentStart, to: block.indentEnd)
+    // An argument written inline starts mid-line, so its first line gets no indentation
+    // from a line start of its own.
+    if argumentIsInline, contentStart < contentEnd {
+      output.append(contentsOf: indent)
+    }
+    try render(content, from: contentStart, to: contentEnd, origin: origin, into: &output)
+  }
+
+  /// The block argument named `name` in force: the outermost parent call's that has one.
+  private func argument(named name: String) -> (Program, Int)? {
+    for frame in argumentFrames {
+      let parent = frame.program.parents[Int(frame.parent)]
+      for position in Int(parent.argumentsStart)..<Int(parent.argumentsEnd) {
+        let block = Int(frame.program.arguments[position])
+        if frame.program.blocks[block].name == name { return (frame.program, block) }
+      }
+    }
+    return nil
+  }
+
+  private mutating func appendIndent(_ program: Program, from start: Int32, to end: Int32) {
+    guard start < end else { return }
+    program.bytes.withUnsafeBufferPointer { bytes in
+      indent.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)]))
+    }
+  }
+
+  /// Expands the partial `program.partials[index]` with the indentation and arguments in force.
+  private mutating func expand(
+    _ program: Program, call index: Int, into output: inout [UInt8]
+  ) throws {
+    let call = program.partials[index]
     var name = call.name
-    if let dynamicName = call.dynamicName {
+    if call.dynamicName >= 0 {
       // An unresolved dynamic name renders nothing, even when strict.
-      guard let value = lookUp(dynamicName) else { return }
+      guard let value = lookUp(program.names[Int(call.dynamicName)]) else { return }
       name = value.interpolatedText
       if name.isEmpty { return }
     }
-    guard let template = try resolver?.partial(named: name, includedFrom: call.location.template)
-    else {
+    guard let template = try partial(named: name, includedFrom: program.name) else {
       if policy == .throwError {
         throw TemplateError(
-          .missingPartial(name), template: call.location.template, line: call.location.line,
-          column: call.location.column)
+          .missingPartial(name), template: program.name, line: Int(call.line),
+          column: Int(call.column))
       }
       return
     }
+    let indentCount = indent.count
+    defer { indent.removeLast(indent.count - indentCount) }
+    appendIndent(program, from: call.indentStart, to: call.indentEnd)
+    let partial = template.program
     try render(
-      template.nodes, indent: call.indent.isEmpty ? indent : indent + call.indent, blocks: blocks,
-      into: &output, location: call.location)
+      partial, from: 0, to: Int32(partial.ops.count),
+      origin: Origin(
+        program: Unmanaged.passUnretained(program), line: call.line, column: call.column),
+      into: &output)
+  }
+
+  /// The resolver's answer for `name` from `includer`, asked for once per render.
+  private mutating func partial(
+    named name: String, includedFrom includer: String
+  ) throws -> Template? {
+    for entry in resolved where entry.name == name && entry.includer == includer {
+      return entry.template
+    }
+    guard let resolver else { return nil }
+    let template = try resolver.partial(named: name, includedFrom: includer)
+    resolved.append(ResolvedPartial(includer: includer, name: name, template: template))
+    return template
   }
 
   /// Resolves a name against the context stack, as the spec's interpolation rules say.
   func lookUp(_ name: Name) -> MustacheValue? {
     guard let first = name.parts.first else { return stack.last }
-    for frame in stack.reversed() {
-      guard var value = frame.member(first) else { continue }
-      for part in name.parts.dropFirst() {
-        guard let next = value.member(part) else { return nil }
-        value = next
+    var frame = stack.count - 1
+    while frame >= 0 {
+      if let found = stack[frame].member(first) {
+        var value = found
+        for part in name.parts.dropFirst() {
+          guard let next = value.member(part) else { return nil }
+          value = next
+        }
+        return value
       }
-      return value
+      frame -= 1
     }
     return nil
   }
 
-  private func interpolate(
-    _ value: MustacheValue, escaping: Escaping, into output: inout [UInt8]
-  ) {
+  private func interpolate(_ name: Name, escaping: Escaping, into output: inout [UInt8]) {
+    guard let value = lookUp(name) else { return }
     switch value {
     case .null, .object, .computed:
       break

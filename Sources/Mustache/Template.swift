@@ -18,7 +18,8 @@ public struct Template: Sendable {
   public let name: String
   /// How `{{name}}` escapes values in this template.
   public let escaping: Escaping
-  let nodes: [Node]
+  /// The compiled template, shared by the copies of this value.
+  let program: Program
 
   /// Parses `source`.
   ///
@@ -38,7 +39,8 @@ public struct Template: Sendable {
     let escaping = escaping ?? Escaping(forPath: name)
     self.name = name
     self.escaping = escaping
-    nodes = try Parser(source: bytes, templateName: name, escaping: escaping).parse()
+    let nodes = try Parser(source: bytes, templateName: name, escaping: escaping).parse()
+    program = Program(nodes: nodes, name: name)
   }
 
   /// Renders the template with `value` as the root of the context stack.
@@ -67,8 +69,6 @@ public struct Template: Sendable {
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
-    try renderer.render(
-      nodes, indent: [], blocks: [:], into: &output,
-      location: Location(template: name, line: 1, column: 1))
+    try renderer.render(program, into: &output)
   }
 }
