@@ -36,13 +36,21 @@ public enum Escaping: Sendable, Equatable {
 
   /// Appends `text`, escaped, to `output`.
   public func append(_ text: String, to output: inout [UInt8]) {
+    // A native string lends its UTF-8 without a copy of the string.
+    let appended: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+      append(bytes, to: &output)
+    }
+    if appended != nil { return }
     var text = text
-    text.withUTF8 { bytes in
-      switch self {
-      case .none: output.append(contentsOf: bytes)
-      case .html: Self.appendHTML(bytes, to: &output)
-      case .markdown: Self.appendMarkdown(bytes, to: &output)
-      }
+    text.withUTF8 { bytes in append(bytes, to: &output) }
+  }
+
+  /// Appends UTF-8 `bytes`, escaped, to `output`.
+  func append(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    switch self {
+    case .none: output.append(contentsOf: bytes)
+    case .html: Self.appendHTML(bytes, to: &output)
+    case .markdown: Self.appendMarkdown(bytes, to: &output)
     }
   }
 

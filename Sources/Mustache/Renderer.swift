@@ -27,7 +27,8 @@ struct Renderer {
 
   let resolver: (any PartialResolver)?
   let policy: MissingPartialPolicy
-  var stack: [MustacheValue]
+  /// The context stack, innermost last.
+  private(set) var stack: [MustacheValue] = []
   var depth = 0
   /// The indentation in force: that of the standalone partials and blocks being expanded.
   private var indent: [UInt8] = []
@@ -39,8 +40,8 @@ struct Renderer {
   init(resolver: (any PartialResolver)?, policy: MissingPartialPolicy, root: MustacheValue) {
     self.resolver = resolver
     self.policy = policy
-    stack = [root]
     stack.reserveCapacity(8)
+    push(root)
   }
 
   /// Renders a whole program.
@@ -122,19 +123,19 @@ struct Renderer {
     }
     if case .array(let items) = value {
       for item in items {
-        stack.append(item)
-        defer { stack.removeLast() }
+        push(item)
+        defer { pop() }
         try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
     } else if case .list(let list) = value {
       for index in 0..<list.count {
-        stack.append(list[index])
-        defer { stack.removeLast() }
+        push(list[index])
+        defer { pop() }
         try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
     } else if value.isTruthy {
-      stack.append(value)
-      defer { stack.removeLast() }
+      push(value)
+      defer { pop() }
       try render(program, from: start, to: section.end, origin: origin, into: &output)
     }
   }
@@ -235,20 +236,35 @@ struct Renderer {
 
   /// Resolves a name against the context stack, as the spec's interpolation rules say.
   func lookUp(_ name: Name) -> MustacheValue? {
-    guard let first = name.parts.first else { return stack.last }
+    let parts = name.parts
+    guard !parts.isEmpty else { return stack.last }
     var frame = stack.count - 1
     while frame >= 0 {
-      if let found = stack[frame].member(first) {
-        var value = found
-        for part in name.parts.dropFirst() {
-          guard let next = value.member(part) else { return nil }
-          value = next
-        }
-        return value
+      if let found = stack[frame].member(parts[0]) {
+        return parts.count == 1 ? found : Self.descend(found, parts)
       }
       frame -= 1
     }
     return nil
+  }
+
+  /// The value that `parts[1...]` name in `value`.
+  private static func descend(_ value: MustacheValue, _ parts: [String]) -> MustacheValue? {
+    var value = value
+    for part in 1..<parts.count {
+      guard let next = value.member(parts[part]) else { return nil }
+      value = next
+    }
+    return value
+  }
+
+  /// Pushes `value` onto the context stack.
+  private mutating func push(_ value: MustacheValue) {
+    stack.append(value)
+  }
+
+  private mutating func pop() {
+    stack.removeLast()
   }
 
   private func interpolate(_ name: Name, escaping: Escaping, into output: inout [UInt8]) {
