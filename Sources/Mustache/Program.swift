@@ -1,7 +1,7 @@
 /// A template compiled for rendering: its node tree flattened into one array of instructions.
 ///
 /// Instructions hold only integers, so reading one copies no reference: text and indentation
-/// are ranges of ``bytes``, names are pre-split and kept in ``names``, and what a section,
+/// are ranges of ``bytes``, names are split into ``keys`` once, and what a section,
 /// partial, parent or block needs besides is in a table of its own. The content of a section or
 /// block follows its instruction, up to the end the table gives.
 ///
@@ -23,6 +23,12 @@ final class Program: Sendable {
     case parent(Int32)
     /// `blocks[index]`; its default content follows.
     case block(Int32)
+  }
+
+  /// A name to look up: `keys[start..<start + count]`, or `.` when `count` is 0.
+  struct NameRange: Sendable, Equatable {
+    var start: Int32
+    var count: Int32
   }
 
   struct SectionOp: Sendable {
@@ -74,7 +80,10 @@ final class Program: Sendable {
   let ops: [Op]
   /// Every text and indentation of the template.
   let bytes: [UInt8]
-  let names: [Name]
+  /// The names of the template: ranges of `keys`.
+  let names: [NameRange]
+  /// The dot-separated parts of every name.
+  let keys: [String]
   let sections: [SectionOp]
   let partials: [PartialOp]
   let parents: [ParentOp]
@@ -89,6 +98,7 @@ final class Program: Sendable {
     ops = builder.ops
     bytes = builder.bytes
     names = builder.names
+    keys = builder.keys
     sections = builder.sections
     partials = builder.partials
     parents = builder.parents
@@ -99,7 +109,10 @@ final class Program: Sendable {
   private struct Builder {
     var ops: [Op] = []
     var bytes: [UInt8] = []
-    var names: [Name] = []
+    var names: [NameRange] = []
+    var keys: [String] = []
+    /// The names added so far, by their parts.
+    var nameIndices: [[String]: Int32] = [:]
     var sections: [SectionOp] = []
     var partials: [PartialOp] = []
     var parents: [ParentOp] = []
@@ -161,9 +174,12 @@ final class Program: Sendable {
 
     /// Adds `name` to `names`, once; returns its index.
     mutating func add(_ name: Name) -> Int32 {
-      if let index = names.firstIndex(of: name) { return Int32(index) }
-      names.append(name)
-      return Int32(names.count - 1)
+      if let index = nameIndices[name.parts] { return index }
+      let index = Int32(names.count)
+      names.append(NameRange(start: Int32(keys.count), count: Int32(name.parts.count)))
+      keys.append(contentsOf: name.parts)
+      nameIndices[name.parts] = index
+      return index
     }
 
     mutating func add(_ call: PartialCall) -> Int32 {

@@ -45,7 +45,7 @@ struct Renderer {
   }
 
   /// Renders a whole program.
-  mutating func render(_ program: Program, into output: inout [UInt8]) throws {
+  mutating func render(_ program: Program, into output: inout OutputBuffer) throws {
     try render(
       program, from: 0, to: Int32(program.ops.count),
       origin: Origin(program: Unmanaged.passUnretained(program), line: 1, column: 1),
@@ -63,7 +63,7 @@ struct Renderer {
   /// - Throws: ``TemplateError`` for a missing partial (when strict) or too deep nesting.
   mutating func render(
     _ program: Program, from start: Int32, to end: Int32, origin: Origin,
-    into output: inout [UInt8]
+    into output: inout OutputBuffer
   ) throws {
     depth += 1
     defer { depth -= 1 }
@@ -83,10 +83,10 @@ struct Renderer {
         }
         index += 1
       case .lineStart:
-        if !indent.isEmpty { output.append(contentsOf: indent) }
+        if !indent.isEmpty { indent.withUnsafeBufferPointer { output.append(contentsOf: $0) } }
         index += 1
       case .variable(let name, let escaping):
-        interpolate(program.names[Int(name)], escaping: escaping, into: &output)
+        interpolate(program, name, escaping: escaping, into: &output)
         index += 1
       case .section(let section):
         try render(program, section: Int(section), at: index, into: &output)
@@ -108,10 +108,10 @@ struct Renderer {
 
   /// Renders the section whose instruction is at `opIndex`.
   private mutating func render(
-    _ program: Program, section index: Int, at opIndex: Int, into output: inout [UInt8]
+    _ program: Program, section index: Int, at opIndex: Int, into output: inout OutputBuffer
   ) throws {
     let section = program.sections[index]
-    let value = lookUp(program.names[Int(section.name)]) ?? .null
+    let value = lookUp(program, section.name) ?? .null
     let start = Int32(opIndex + 1)
     let origin = Origin(
       program: Unmanaged.passUnretained(program), line: section.line, column: section.column)
@@ -142,7 +142,7 @@ struct Renderer {
 
   /// Renders a block: the argument for its name in force, or else its default content.
   private mutating func render(
-    _ program: Program, block index: Int, origin: Origin, into output: inout [UInt8]
+    _ program: Program, block index: Int, origin: Origin, into output: inout OutputBuffer
   ) throws {
     let block = program.blocks[index]
     var content = program
@@ -166,7 +166,7 @@ struct Renderer {
     // An argument written inline starts mid-line, so its first line gets no indentation
     // from a line start of its own.
     if argumentIsInline, contentStart < contentEnd {
-      output.append(contentsOf: indent)
+      indent.withUnsafeBufferPointer { output.append(contentsOf: $0) }
     }
     try render(content, from: contentStart, to: contentEnd, origin: origin, into: &output)
   }
@@ -192,13 +192,13 @@ struct Renderer {
 
   /// Expands the partial `program.partials[index]` with the indentation and arguments in force.
   private mutating func expand(
-    _ program: Program, call index: Int, into output: inout [UInt8]
+    _ program: Program, call index: Int, into output: inout OutputBuffer
   ) throws {
     let call = program.partials[index]
     var name = call.name
     if call.dynamicName >= 0 {
       // An unresolved dynamic name renders nothing, even when strict.
-      guard let value = lookUp(program.names[Int(call.dynamicName)]) else { return }
+      guard let value = lookUp(program, call.dynamicName) else { return }
       name = value.interpolatedText
       if name.isEmpty { return }
     }
@@ -234,25 +234,29 @@ struct Renderer {
     return template
   }
 
-  /// Resolves a name against the context stack, as the spec's interpolation rules say.
-  func lookUp(_ name: Name) -> MustacheValue? {
-    let parts = name.parts
-    guard !parts.isEmpty else { return stack.last }
+  /// Resolves `program.names[name]` against the context stack, as the spec's interpolation
+  /// rules say.
+  func lookUp(_ program: Program, _ name: Int32) -> MustacheValue? {
+    let range = program.names[Int(name)]
+    guard range.count > 0 else { return stack.last }
+    let first = program.keys[Int(range.start)]
     var frame = stack.count - 1
     while frame >= 0 {
-      if let found = stack[frame].member(parts[0]) {
-        return parts.count == 1 ? found : Self.descend(found, parts)
+      if let found = stack[frame].member(first) {
+        return range.count == 1 ? found : Self.descend(found, program, range)
       }
       frame -= 1
     }
     return nil
   }
 
-  /// The value that `parts[1...]` name in `value`.
-  private static func descend(_ value: MustacheValue, _ parts: [String]) -> MustacheValue? {
+  /// The value that the parts of `range` after the first name in `value`.
+  private static func descend(
+    _ value: MustacheValue, _ program: Program, _ range: Program.NameRange
+  ) -> MustacheValue? {
     var value = value
-    for part in 1..<parts.count {
-      guard let next = value.member(parts[part]) else { return nil }
+    for key in Int(range.start) + 1..<Int(range.start + range.count) {
+      guard let next = value.member(program.keys[key]) else { return nil }
       value = next
     }
     return value
@@ -267,15 +271,17 @@ struct Renderer {
     stack.removeLast()
   }
 
-  private func interpolate(_ name: Name, escaping: Escaping, into output: inout [UInt8]) {
-    guard let value = lookUp(name) else { return }
+  private func interpolate(
+    _ program: Program, _ name: Int32, escaping: Escaping, into output: inout OutputBuffer
+  ) {
+    guard let value = lookUp(program, name) else { return }
     switch value {
     case .null, .object, .computed:
       break
     case .string(let text):
-      escaping.append(text, to: &output)
+      escaping.appendEscaped(text, to: &output)
     default:
-      escaping.append(value.interpolatedText, to: &output)
+      escaping.appendEscaped(value.interpolatedText, to: &output)
     }
   }
 }

@@ -69,6 +69,9 @@ public struct Template: Sendable {
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
-    try renderer.render(program, into: &output)
+    var buffer = OutputBuffer(capacity: program.bytes.count * 2 + 256)
+    // What was rendered before an error is kept, as when rendering straight into `output`.
+    defer { output.append(contentsOf: buffer.bytes) }
+    try renderer.render(program, into: &buffer)
   }
 }
