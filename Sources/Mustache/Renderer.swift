@@ -20,9 +20,12 @@ struct Renderer {
 
   /// A partial the resolver returned in this render, for the same name from the same template.
   private struct ResolvedPartial {
+    /// For a static name, the program and index of the call that asked; nil for a dynamic one.
+    var caller: Program?
+    var call: Int32
     var includer: String
     var name: String
-    var template: Template?
+    var program: Program?
   }
 
   let resolver: (any PartialResolver)?
@@ -202,7 +205,10 @@ struct Renderer {
       name = value.interpolatedText
       if name.isEmpty { return }
     }
-    guard let template = try partial(named: name, includedFrom: program.name) else {
+    guard
+      let partial = try partial(
+        named: name, from: program, call: Int32(index), isDynamic: call.dynamicName >= 0)
+    else {
       if policy == .throwError {
         throw TemplateError(
           .missingPartial(name), template: program.name, line: Int(call.line),
@@ -213,7 +219,6 @@ struct Renderer {
     let indentCount = indent.count
     defer { indent.removeLast(indent.count - indentCount) }
     appendIndent(program, from: call.indentStart, to: call.indentEnd)
-    let partial = template.program
     try render(
       partial, from: 0, to: Int32(partial.ops.count),
       origin: Origin(
@@ -221,17 +226,26 @@ struct Renderer {
       into: &output)
   }
 
-  /// The resolver's answer for `name` from `includer`, asked for once per render.
+  /// The resolver's answer for `name` from `caller`'s template, asked for once per render.
   private mutating func partial(
-    named name: String, includedFrom includer: String
-  ) throws -> Template? {
-    for entry in resolved where entry.name == name && entry.includer == includer {
-      return entry.template
+    named name: String, from caller: Program, call: Int32, isDynamic: Bool
+  ) throws -> Program? {
+    for index in resolved.indices {
+      let isMatch =
+        isDynamic
+        ? resolved[index].caller == nil && resolved[index].name == name
+          && resolved[index].includer == caller.name
+        : resolved[index].caller === caller && resolved[index].call == call
+      if isMatch { return resolved[index].program }
     }
     guard let resolver else { return nil }
-    let template = try resolver.partial(named: name, includedFrom: includer)
-    resolved.append(ResolvedPartial(includer: includer, name: name, template: template))
-    return template
+    let template = try resolver.partial(named: name, includedFrom: caller.name)
+    if resolved.isEmpty { resolved.reserveCapacity(8) }
+    resolved.append(
+      ResolvedPartial(
+        caller: isDynamic ? nil : caller, call: call, includer: caller.name, name: name,
+        program: template?.program))
+    return template?.program
   }
 
   /// Resolves `program.names[name]` against the context stack, as the spec's interpolation
@@ -280,8 +294,30 @@ struct Renderer {
       break
     case .string(let text):
       escaping.appendEscaped(text, to: &output)
+    case .int(let number):
+      Self.appendDecimal(number, escaping: escaping, into: &output)
     default:
       escaping.appendEscaped(value.interpolatedText, to: &output)
+    }
+  }
+
+  /// Appends `number` in decimal, as `String(number)` writes it, escaped.
+  private static func appendDecimal(
+    _ number: Int64, escaping: Escaping, into output: inout OutputBuffer
+  ) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var magnitude = number.magnitude
+      var start = digits.count
+      repeat {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      if number < 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "-")
+      }
+      escaping.append(UnsafeBufferPointer(rebasing: digits[start...]), to: &output)
     }
   }
 }
