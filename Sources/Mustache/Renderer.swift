@@ -30,7 +30,15 @@ struct Renderer {
 
   let resolver: (any PartialResolver)?
   let policy: MissingPartialPolicy
-  /// The context stack, innermost last.
+  /// The bottom of the context stack: the data the render was given.
+  let root: MustacheValue
+  /// The top of the context stack: the value of the innermost section being rendered, if any.
+  ///
+  /// The root and the top are kept in the renderer itself rather than in `stack`, so that
+  /// looking a name up in them borrows them instead of copying them; most names are found in
+  /// one of the two.
+  private(set) var top: MustacheValue?
+  /// The values of the sections being rendered around the innermost, innermost last.
   private(set) var stack: [MustacheValue] = []
   var depth = 0
   /// The indentation in force: that of the standalone partials and blocks being expanded.
@@ -43,8 +51,7 @@ struct Renderer {
   init(resolver: (any PartialResolver)?, policy: MissingPartialPolicy, root: MustacheValue) {
     self.resolver = resolver
     self.policy = policy
-    stack.reserveCapacity(8)
-    push(root)
+    self.root = root
   }
 
   /// Renders a whole program.
@@ -252,8 +259,11 @@ struct Renderer {
   /// rules say.
   func lookUp(_ program: Program, _ name: Int32) -> MustacheValue? {
     let range = program.names[Int(name)]
-    guard range.count > 0 else { return stack.last }
+    guard range.count > 0 else { return top ?? root }
     let first = program.keys[Int(range.start)]
+    if let found = top?.member(first) {
+      return range.count == 1 ? found : Self.descend(found, program, range)
+    }
     var frame = stack.count - 1
     while frame >= 0 {
       if let found = stack[frame].member(first) {
@@ -261,28 +271,37 @@ struct Renderer {
       }
       frame -= 1
     }
-    return nil
+    guard let found = root.member(first) else { return nil }
+    return range.count == 1 ? found : Self.descend(found, program, range)
   }
 
   /// The value that the parts of `range` after the first name in `value`.
   private static func descend(
     _ value: MustacheValue, _ program: Program, _ range: Program.NameRange
   ) -> MustacheValue? {
-    var value = value
-    for key in Int(range.start) + 1..<Int(range.start + range.count) {
-      guard let next = value.member(program.keys[key]) else { return nil }
-      value = next
-    }
-    return value
+    descend(value, program, from: Int(range.start) + 1, to: Int(range.start + range.count))
+  }
+
+  /// The value that `program.keys[key..<end]` name in `value`. Recursive, so that each value
+  /// is borrowed while it is searched rather than copied into a variable.
+  private static func descend(
+    _ value: MustacheValue, _ program: Program, from key: Int, to end: Int
+  ) -> MustacheValue? {
+    guard let next = value.member(program.keys[key]) else { return nil }
+    return key + 1 == end ? next : descend(next, program, from: key + 1, to: end)
   }
 
   /// Pushes `value` onto the context stack.
   private mutating func push(_ value: MustacheValue) {
-    stack.append(value)
+    if let top {
+      if stack.capacity == 0 { stack.reserveCapacity(8) }
+      stack.append(top)
+    }
+    top = value
   }
 
   private mutating func pop() {
-    stack.removeLast()
+    top = stack.popLast()
   }
 
   private func interpolate(
