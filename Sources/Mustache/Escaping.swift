@@ -133,9 +133,21 @@ public enum Escaping: Sendable, Equatable {
     var index = 0
     var atLineStart = true
     while index < end {
-      // Letters, digits and most of UTF-8 need no escape: copy a run of them at once.
+      // Letters, digits and most of UTF-8 need no escape: copy a run of them at once, with the
+      // single spaces and tabs between them (not at the start of a line, not at its end).
       var runEnd = index
-      while runEnd < end, isPlainMarkdown(bytes[runEnd]) { runEnd += 1 }
+      while runEnd < end {
+        let byte = bytes[runEnd]
+        if isPlainMarkdown(byte) {
+          runEnd += 1
+        } else if byte == 0x20 || byte == 0x09, runEnd > index || !atLineStart,
+          runEnd + 1 < end, isPlainMarkdown(bytes[runEnd + 1])
+        {
+          runEnd += 2
+        } else {
+          break
+        }
+      }
       if runEnd > index {
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
         index = runEnd

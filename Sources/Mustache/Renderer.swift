@@ -245,8 +245,7 @@ struct Renderer {
         : resolved[index].caller === caller && resolved[index].call == call
       if isMatch { return resolved[index].program }
     }
-    guard let resolver else { return nil }
-    let template = try resolver.partial(named: name, includedFrom: caller.name)
+    let template = try resolver?.partial(named: name, includedFrom: caller.name)
     if resolved.isEmpty { resolved.reserveCapacity(8) }
     resolved.append(
       ResolvedPartial(
