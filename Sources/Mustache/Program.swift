@@ -11,8 +11,9 @@ final class Program: Sendable {
   enum Op: Sendable {
     /// Appends `bytes[start..<end]`.
     case text(start: Int32, end: Int32)
-    /// The start of a template line: appends the indentation in force.
-    case lineStart
+    /// `lines[index]`: text over several template lines, with the indentation in force at the
+    /// start of each.
+    case lines(Int32)
     /// Interpolates `names[name]`.
     case variable(name: Int32, escaping: Escaping)
     /// `sections[index]`; its content follows.
@@ -29,6 +30,17 @@ final class Program: Sendable {
   struct NameRange: Sendable, Equatable {
     var start: Int32
     var count: Int32
+  }
+
+  /// Text and the starts of template lines, where a standalone partial's or block's
+  /// indentation goes.
+  struct LinesOp: Sendable {
+    /// The text: a range of `bytes`.
+    var start: Int32
+    var end: Int32
+    /// Where lines start in it: a range of `lineStarts`, each an offset in `bytes`.
+    var lineStartsStart: Int32
+    var lineStartsEnd: Int32
   }
 
   struct SectionOp: Sendable {
@@ -81,6 +93,9 @@ final class Program: Sendable {
   /// Every text and indentation of the template.
   let bytes: [UInt8]
   /// The names of the template: ranges of `keys`.
+  let lines: [LinesOp]
+  /// The offsets in `bytes` where template lines start, for `lines`.
+  let lineStarts: [Int32]
   let names: [NameRange]
   /// The dot-separated parts of every name.
   let keys: [String]
@@ -97,6 +112,8 @@ final class Program: Sendable {
     self.name = name
     ops = builder.ops
     bytes = builder.bytes
+    lines = builder.lines
+    lineStarts = builder.lineStarts
     names = builder.names
     keys = builder.keys
     sections = builder.sections
@@ -109,6 +126,12 @@ final class Program: Sendable {
   private struct Builder {
     var ops: [Op] = []
     var bytes: [UInt8] = []
+    var lines: [LinesOp] = []
+    var lineStarts: [Int32] = []
+    /// Where the text not yet emitted starts in `bytes`, if there is any.
+    var pendingStart: Int32?
+    /// Where lines start in the text not yet emitted.
+    var pendingLineStarts: [Int32] = []
     var names: [NameRange] = []
     var keys: [String] = []
     /// The names added so far, by their parts.
@@ -119,14 +142,24 @@ final class Program: Sendable {
     var blocks: [BlockOp] = []
     var arguments: [Int32] = []
 
+    /// Adds `nodes` to `ops`. Consecutive text and line starts become one instruction.
     mutating func emit(_ nodes: [Node]) {
       for node in nodes {
         switch node {
         case .text(let text):
-          let (start, end) = add(text)
-          ops.append(.text(start: start, end: end))
+          if pendingStart == nil { pendingStart = Int32(bytes.count) }
+          bytes.append(contentsOf: text)
+          continue
         case .lineStart:
-          ops.append(.lineStart)
+          if pendingStart == nil { pendingStart = Int32(bytes.count) }
+          pendingLineStarts.append(Int32(bytes.count))
+          continue
+        default:
+          emitPendingText()
+        }
+        switch node {
+        case .text, .lineStart:
+          break
         case .variable(let name, let escaping):
           ops.append(.variable(name: add(name), escaping: escaping))
         case .section(let section):
@@ -163,6 +196,25 @@ final class Program: Sendable {
           assert(added == index)
         }
       }
+      emitPendingText()
+    }
+
+    /// Adds an instruction for the text and line starts not yet emitted.
+    mutating func emitPendingText() {
+      guard let start = pendingStart else { return }
+      let end = Int32(bytes.count)
+      if pendingLineStarts.isEmpty {
+        ops.append(.text(start: start, end: end))
+      } else {
+        ops.append(.lines(Int32(lines.count)))
+        lines.append(
+          LinesOp(
+            start: start, end: end, lineStartsStart: Int32(lineStarts.count),
+            lineStartsEnd: Int32(lineStarts.count + pendingLineStarts.count)))
+        lineStarts.append(contentsOf: pendingLineStarts)
+        pendingLineStarts.removeAll(keepingCapacity: true)
+      }
+      pendingStart = nil
     }
 
     /// Adds `text` to `bytes`; returns its range.

@@ -92,8 +92,8 @@ struct Renderer {
           output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)]))
         }
         index += 1
-      case .lineStart:
-        if !indent.isEmpty { indent.withUnsafeBufferPointer { output.append(contentsOf: $0) } }
+      case .lines(let lines):
+        appendLines(program, program.lines[Int(lines)], into: &output)
         index += 1
       case .variable(let name, let escaping):
         interpolate(program, name, escaping: escaping, into: &output)
@@ -113,6 +113,27 @@ struct Renderer {
         try render(program, block: Int(block), origin: origin, into: &output)
         index = Int(program.blocks[Int(block)].contentEnd)
       }
+    }
+  }
+
+  /// Appends text over several template lines, with the indentation in force at the start of
+  /// each.
+  private func appendLines(
+    _ program: Program, _ lines: Program.LinesOp, into output: inout OutputBuffer
+  ) {
+    program.bytes.withUnsafeBufferPointer { bytes in
+      var start = Int(lines.start)
+      if !indent.isEmpty {
+        let lineStarts = program.lineStarts[Int(lines.lineStartsStart)..<Int(lines.lineStartsEnd)]
+        indent.withUnsafeBufferPointer { indent in
+          for lineStart in lineStarts {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<Int(lineStart)]))
+            output.append(contentsOf: indent)
+            start = Int(lineStart)
+          }
+        }
+      }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<Int(lines.end)]))
     }
   }
 
