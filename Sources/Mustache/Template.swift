@@ -69,7 +69,9 @@ public struct Template: Sendable {
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
-    var buffer = OutputBuffer(capacity: program.bytes.count * 2 + 256)
+    // Room for the template's text and as much again, or for what the caller made room for.
+    var buffer = OutputBuffer(
+      capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
     // What was rendered before an error is kept, as when rendering straight into `output`.
     defer { output.append(contentsOf: buffer.bytes) }
     try renderer.render(program, into: &buffer)
