@@ -20,12 +20,17 @@ struct Renderer {
 
   /// A partial the resolver returned in this render, for the same name from the same template.
   private struct ResolvedPartial {
-    /// For a static name, the program and index of the call that asked; nil for a dynamic one.
-    var caller: Program?
+    /// For a static name, the program whose call asked; nil for a dynamic name. Every program
+    /// rendered stays alive until the render ends (the root's template holds it, or `program`
+    /// here), so its identity is not reused.
+    var caller: ObjectIdentifier?
     var call: Int32
     var includer: String
     var name: String
+    /// Holds the partial's program for the rest of the render.
     var program: Program?
+    /// The same program, to hand out without retaining it.
+    var unretained: Unmanaged<Program>?
   }
 
   let resolver: (any PartialResolver)?
@@ -152,22 +157,25 @@ struct Renderer {
       }
       return
     }
-    if case .array(let items) = value {
-      for item in items {
-        push(item)
+    switch consume value {
+    case .array(let items):
+      for index in items.indices {
+        push(items[index])
         defer { pop() }
         try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
-    } else if case .list(let list) = value {
+    case .list(let list):
       for index in 0..<list.count {
         push(list[index])
         defer { pop() }
         try render(program, from: start, to: section.end, origin: origin, into: &output)
       }
-    } else if value.isTruthy {
+    case let value where value.isTruthy:
       push(value)
       defer { pop() }
       try render(program, from: start, to: section.end, origin: origin, into: &output)
+    default:
+      break
     }
   }
 
@@ -247,8 +255,10 @@ struct Renderer {
     let indentCount = indent.count
     defer { indent.removeLast(indent.count - indentCount) }
     appendIndent(program, from: call.indentStart, to: call.indentEnd)
+    // `resolved` holds the partial until the render ends.
+    let partialProgram = partial.takeUnretainedValue()
     try render(
-      partial, from: 0, to: Int32(partial.ops.count),
+      partialProgram, from: 0, to: Int32(partialProgram.ops.count),
       origin: Origin(
         program: Unmanaged.passUnretained(program), line: call.line, column: call.column),
       into: &output)
@@ -257,22 +267,24 @@ struct Renderer {
   /// The resolver's answer for `name` from `caller`'s template, asked for once per render.
   private mutating func partial(
     named name: String, from caller: Program, call: Int32, isDynamic: Bool
-  ) throws -> Program? {
+  ) throws -> Unmanaged<Program>? {
+    let callerID = ObjectIdentifier(caller)
     for index in resolved.indices {
       let isMatch =
         isDynamic
         ? resolved[index].caller == nil && resolved[index].name == name
           && resolved[index].includer == caller.name
-        : resolved[index].caller === caller && resolved[index].call == call
-      if isMatch { return resolved[index].program }
+        : resolved[index].caller == callerID && resolved[index].call == call
+      if isMatch { return resolved[index].unretained }
     }
-    let template = try resolver?.partial(named: name, includedFrom: caller.name)
+    let program = try resolver?.partial(named: name, includedFrom: caller.name)?.program
+    let unretained = program.map { Unmanaged.passUnretained($0) }
     if resolved.isEmpty { resolved.reserveCapacity(8) }
     resolved.append(
       ResolvedPartial(
-        caller: isDynamic ? nil : caller, call: call, includer: caller.name, name: name,
-        program: template?.program))
-    return template?.program
+        caller: isDynamic ? nil : callerID, call: call, includer: caller.name, name: name,
+        program: program, unretained: unretained))
+    return unretained
   }
 
   /// Resolves `program.names[name]` against the context stack, as the spec's interpolation
@@ -312,10 +324,10 @@ struct Renderer {
   }
 
   /// Pushes `value` onto the context stack.
-  private mutating func push(_ value: MustacheValue) {
-    if let top {
+  private mutating func push(_ value: consuming MustacheValue) {
+    if let previous = top.take() {
       if stack.capacity == 0 { stack.reserveCapacity(8) }
-      stack.append(top)
+      stack.append(previous)
     }
     top = value
   }
