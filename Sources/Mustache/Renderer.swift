@@ -45,6 +45,7 @@ struct Renderer {
   private(set) var top: MustacheValue?
   /// The values of the sections being rendered around the innermost, innermost last.
   private(set) var stack: [MustacheValue] = []
+  /// How many renders of instructions are under way, one inside the other.
   var depth = 0
   /// The indentation in force: that of the standalone partials and blocks being expanded.
   private var indent: [UInt8] = []
@@ -307,15 +308,16 @@ struct Renderer {
     return range.count == 1 ? found : Self.descend(found, program, range)
   }
 
-  /// The value that the parts of `range` after the first name in `value`.
+  /// Follows the keys of `range` after the first into `value`, the value of the first: for
+  /// `a.b.c`, the `c` of the `b` of `value`.
   private static func descend(
     _ value: MustacheValue, _ program: Program, _ range: Program.NameRange
   ) -> MustacheValue? {
     descend(value, program, from: Int(range.start) + 1, to: Int(range.start + range.count))
   }
 
-  /// The value that `program.keys[key..<end]` name in `value`. Recursive, so that each value
-  /// is borrowed while it is searched rather than copied into a variable.
+  /// Follows `program.keys[key..<end]` into `value`. Recursive, so that each value is borrowed
+  /// while it is searched rather than copied into a variable.
   private static func descend(
     _ value: MustacheValue, _ program: Program, from key: Int, to end: Int
   ) -> MustacheValue? {

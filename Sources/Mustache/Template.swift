@@ -57,9 +57,10 @@ public struct Template: Sendable {
     _ value: MustacheValue, partials: (any PartialResolver)? = nil,
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws -> String {
-    var output: [UInt8] = []
-    try render(value, into: &output, partials: partials, missingPartials: missingPartials)
-    return String(decoding: output, as: UTF8.self)
+    var buffer = OutputBuffer(capacity: program.bytes.count * 2 + 256)
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    try renderer.render(program, into: &buffer)
+    return String(decoding: buffer.bytes, as: UTF8.self)
   }
 
   /// Renders the template, appending UTF-8 bytes to `output`; see
