@@ -36,37 +36,65 @@ public enum Escaping: Sendable, Equatable {
 
   /// Appends `text`, escaped, to `output`.
   public func append(_ text: String, to output: inout [UInt8]) {
+    appendEscaped(text, to: &output)
+  }
+
+  /// Appends `text`, escaped, to `output`.
+  func appendEscaped<Sink: ByteSink & ~Copyable>(_ text: String, to output: inout Sink) {
+    // A native string lends its UTF-8 without a copy of the string.
+    let appended: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+      append(bytes, to: &output)
+    }
+    if appended != nil { return }
     var text = text
-    text.withUTF8 { bytes in
-      switch self {
-      case .none: output.append(contentsOf: bytes)
-      case .html: Self.appendHTML(bytes, to: &output)
-      case .markdown: Self.appendMarkdown(bytes, to: &output)
-      }
+    text.withUTF8 { bytes in append(bytes, to: &output) }
+  }
+
+  /// Appends UTF-8 `bytes`, escaped, to `output`.
+  func append<Sink: ByteSink & ~Copyable>(
+    _ bytes: UnsafeBufferPointer<UInt8>, to output: inout Sink
+  ) {
+    switch self {
+    case .none: output.append(contentsOf: bytes)
+    case .html: Self.appendHTML(bytes, to: &output)
+    case .markdown: Self.appendMarkdown(bytes, to: &output)
     }
   }
 
   // MARK: - HTML
 
-  static func appendHTML(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+  static func appendHTML<Sink: ByteSink & ~Copyable>(
+    _ bytes: UnsafeBufferPointer<UInt8>, to output: inout Sink
+  ) {
     var runStart = 0
-    for index in 0..<bytes.count {
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if !mayNeedHTMLEscape(byte) {
+        index += 1
+        continue
+      }
       let replacement: StaticString
-      switch bytes[index] {
+      switch byte {
       case UInt8(ascii: "&"): replacement = "&amp;"
       case UInt8(ascii: "<"): replacement = "&lt;"
       case UInt8(ascii: ">"): replacement = "&gt;"
       case UInt8(ascii: "\""): replacement = "&quot;"
       case UInt8(ascii: "'"): replacement = "&#39;"
-      case 0x00...0x08, 0x0B, 0x0E...0x1F, 0x7F, 0xC2, 0xEF...0xF4:
-        guard let (length, visible) = forbidden(bytes, at: index) else { continue }
+      default:
+        guard let (length, visible) = forbidden(bytes, at: index) else {
+          index += 1
+          continue
+        }
         if runStart < index {
           output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
         }
-        output.append(contentsOf: visible)
-        runStart = index + length
+        visible.withUnsafeBufferPointer { output.append(contentsOf: $0) }
+        // What follows the first byte of a forbidden sequence is continuation bytes, which
+        // need no escape.
+        index += length
+        runStart = index
         continue
-      default: continue
       }
       if runStart < index {
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
@@ -74,21 +102,58 @@ public enum Escaping: Sendable, Equatable {
       output.append(
         contentsOf: UnsafeBufferPointer(
           start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
-      runStart = index + 1
+      index += 1
+      runStart = index
     }
     if runStart < bytes.count {
       output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
     }
   }
 
+  /// Whether HTML escaping may replace `byte`: a markup character, or the first byte of a code
+  /// point HTML may forbid (see ``forbidden(_:at:)``). Every other byte is copied as it is.
+  @inline(__always)
+  static func mayNeedHTMLEscape(_ byte: UInt8) -> Bool {
+    // One bit per ASCII byte: controls but tab, line feed, form feed and carriage return;
+    // `"`, `&`, `'`, `<`, `>`; DEL.
+    let low: UInt64 = 0x5000_00C4_FFFF_C9FF
+    let high: UInt64 = 0x8000_0000_0000_0000
+    if byte < 0x40 { return low >> byte & 1 != 0 }
+    if byte < 0x80 { return high >> (byte - 0x40) & 1 != 0 }
+    return byte == 0xC2 || (0xEF...0xF4).contains(byte)
+  }
+
   // MARK: - Markdown
 
-  static func appendMarkdown(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+  static func appendMarkdown<Sink: ByteSink & ~Copyable>(
+    _ bytes: UnsafeBufferPointer<UInt8>, to output: inout Sink
+  ) {
     var end = bytes.count
     while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
     var index = 0
     var atLineStart = true
     while index < end {
+      // Letters, digits and most of UTF-8 need no escape: copy a run of them at once, with the
+      // single spaces and tabs between them (not at the start of a line, not at its end).
+      var runEnd = index
+      while runEnd < end {
+        let byte = bytes[runEnd]
+        if isPlainMarkdown(byte) {
+          runEnd += 1
+        } else if byte == 0x20 || byte == 0x09, runEnd > index || !atLineStart,
+          runEnd + 1 < end, isPlainMarkdown(bytes[runEnd + 1])
+        {
+          runEnd += 2
+        } else {
+          break
+        }
+      }
+      if runEnd > index {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+        index = runEnd
+        atLineStart = false
+        continue
+      }
       let byte = bytes[index]
       switch byte {
       case 0x0A, 0x0D:
@@ -122,7 +187,7 @@ public enum Escaping: Sendable, Equatable {
         atLineStart = false
       case 0x01..<0x20, 0x7F, 0xC2, 0xEF...0xF4:
         if let (length, visible) = forbidden(bytes, at: index) {
-          output.append(contentsOf: visible)
+          visible.withUnsafeBufferPointer { output.append(contentsOf: $0) }
           index += length
         } else {
           output.append(byte)
@@ -140,6 +205,18 @@ public enum Escaping: Sendable, Equatable {
         atLineStart = false
       }
     }
+  }
+
+  /// Whether Markdown escaping copies `byte` as it is, whatever surrounds it: ASCII letters
+  /// and digits, and UTF-8 bytes that cannot start a forbidden code point.
+  @inline(__always)
+  static func isPlainMarkdown(_ byte: UInt8) -> Bool {
+    // One bit per ASCII byte: `0`-`9`, `A`-`Z`, `a`-`z`.
+    let low: UInt64 = 0x03FF_0000_0000_0000
+    let high: UInt64 = 0x07FF_FFFE_07FF_FFFE
+    if byte < 0x40 { return low >> byte & 1 != 0 }
+    if byte < 0x80 { return high >> (byte - 0x40) & 1 != 0 }
+    return byte != 0xC2 && !(0xEF...0xF4).contains(byte)
   }
 
   // MARK: - Code points HTML forbids
@@ -182,15 +259,18 @@ public enum Escaping: Sendable, Equatable {
     }
   }
 
-  static func appendReference(_ byte: UInt8, to output: inout [UInt8]) {
-    output.append(contentsOf: [UInt8(ascii: "&"), UInt8(ascii: "#")])
+  static func appendReference<Sink: ByteSink & ~Copyable>(_ byte: UInt8, to output: inout Sink) {
+    output.append(UInt8(ascii: "&"))
+    output.append(UInt8(ascii: "#"))
     if byte >= 100 { output.append(UInt8(ascii: "0") + byte / 100) }
     if byte >= 10 { output.append(UInt8(ascii: "0") + byte / 10 % 10) }
     output.append(UInt8(ascii: "0") + byte % 10)
     output.append(UInt8(ascii: ";"))
   }
 
-  static func appendDecimal(_ text: StaticString, to output: inout [UInt8]) {
+  static func appendDecimal<Sink: ByteSink & ~Copyable>(
+    _ text: StaticString, to output: inout Sink
+  ) {
     output.append(
       contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }

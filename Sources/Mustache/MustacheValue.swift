@@ -23,7 +23,7 @@ public enum MustacheValue: Sendable, Equatable {
   case list(MustacheList)
   /// An object whose values are made when a template looks them up, so that a page's context
   /// costs no dictionary; otherwise it behaves as `.object`.
-  case computed(any MustacheObject)
+  indirect case computed(any MustacheObject)
 }
 
 /// An object that makes its values on demand; see ``MustacheValue/computed(_:)``.

@@ -1,4 +1,4 @@
-/// A parsed template is a tree of nodes, built once and rendered many times.
+/// The parser builds a template as a tree of nodes, which ``Program`` compiles for rendering.
 enum Node: Sendable {
   /// Template text, as UTF-8 bytes.
   case text([UInt8])

@@ -3,7 +3,9 @@ import Foundation
 /// Finds the templates that `{{> name}}` and `{{< name}}` refer to.
 ///
 /// Conforming types are shared by concurrent renders, so they are `Sendable`; a resolver that
-/// caches must lock its cache.
+/// caches must lock its cache. Within one render, the answer for a tag is reused wherever the
+/// tag renders again (for each element of a section, say): a resolver gives the same answer for
+/// the same name and includer throughout a render.
 public protocol PartialResolver: Sendable {
   /// Returns the template that `name` refers to from the template named `includer`, or `nil`
   /// when there is none.

@@ -18,7 +18,8 @@ public struct Template: Sendable {
   public let name: String
   /// How `{{name}}` escapes values in this template.
   public let escaping: Escaping
-  let nodes: [Node]
+  /// The compiled template, shared by the copies of this value.
+  let program: Program
 
   /// Parses `source`.
   ///
@@ -38,7 +39,8 @@ public struct Template: Sendable {
     let escaping = escaping ?? Escaping(forPath: name)
     self.name = name
     self.escaping = escaping
-    nodes = try Parser(source: bytes, templateName: name, escaping: escaping).parse()
+    let nodes = try Parser(source: bytes, templateName: name, escaping: escaping).parse()
+    program = Program(nodes: nodes, name: name)
   }
 
   /// Renders the template with `value` as the root of the context stack.
@@ -55,9 +57,10 @@ public struct Template: Sendable {
     _ value: MustacheValue, partials: (any PartialResolver)? = nil,
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws -> String {
-    var output: [UInt8] = []
-    try render(value, into: &output, partials: partials, missingPartials: missingPartials)
-    return String(decoding: output, as: UTF8.self)
+    var buffer = OutputBuffer(capacity: program.bytes.count * 2 + 256)
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    try renderer.render(program, into: &buffer)
+    return String(decoding: buffer.bytes, as: UTF8.self)
   }
 
   /// Renders the template, appending UTF-8 bytes to `output`; see
@@ -67,8 +70,11 @@ public struct Template: Sendable {
     missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
-    try renderer.render(
-      nodes, indent: [], blocks: [:], into: &output,
-      location: Location(template: name, line: 1, column: 1))
+    // Room for the template's text and as much again, or for what the caller made room for.
+    var buffer = OutputBuffer(
+      capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
+    // What was rendered before an error is kept, as when rendering straight into `output`.
+    defer { output.append(contentsOf: buffer.bytes) }
+    try renderer.render(program, into: &buffer)
   }
 }
