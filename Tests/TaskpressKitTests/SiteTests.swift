@@ -113,6 +113,30 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     let parsed = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]]
     #expect(parsed?.first?["text"] as? String == "a \"b\" \\ \n\u{1}")
   }
+
+  @Test("JSON of several rows reads back to the same values, whatever the text holds")
+  func jsonRoundTrip() throws {
+    let texts = [
+      "", "plain", "é☑ 日本語", "tab\tcr\rdel\u{7F}end", "\"quoted\"\\", "\u{1F}\u{0}x",
+      String(repeating: "long text ", count: 50) + "\"",
+    ]
+    let todos = texts.enumerated().map { index, text in
+      Todo(
+        pk: Int64(index) * 1_000_003 - 3, text: text,
+        priority: index % 2 == 0 ? .high : .none, complete: index % 3 == 0)
+    }
+    let bytes = DataExport.todosJSON(todos, labels: .builtIn(.en))
+    let parsed = try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]])
+    #expect(parsed.count == todos.count)
+    for (row, todo) in zip(parsed, todos) {
+      #expect(row["pk"] as? Int64 == todo.pk)
+      #expect(row["text"] as? String == todo.text)
+      #expect(row["priority_label"] as? String == (todo.priority == .high ? "High" : "No priority"))
+      #expect(row["complete"] as? Bool == todo.complete)
+      #expect(Array(row.keys).count == 6)
+    }
+    #expect(DataExport.todosJSON([], labels: .builtIn(.en)) == Array("[]\n".utf8))
+  }
 }
 
 @Suite struct SiteBuildTests {

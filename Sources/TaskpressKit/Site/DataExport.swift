@@ -8,14 +8,15 @@ enum DataExport {
 
   static func todosJSON(_ todos: [Todo], labels: Labels) -> [UInt8] {
     var json = JSONWriter()
+    let texts = TodoTexts(labels)
     json.array(todos) { todo in
       [
         ("pk", .integer(todo.pk)),
         ("text", .string(todo.text)),
         ("priority", .integer(todo.priority.number)),
-        ("priority_label", .string(labels.priority(todo.priority))),
+        ("priority_label", .string(texts.priority(todo.priority))),
         ("complete", .bool(todo.complete)),
-        ("status", .string(labels.status(complete: todo.complete))),
+        ("status", .string(todo.complete ? texts.complete : texts.inProgress)),
       ]
     }
     return json.bytes
@@ -23,14 +24,38 @@ enum DataExport {
 
   static func todosCSV(_ todos: [Todo], labels: Labels) -> [UInt8] {
     var csv = CSVWriter(header: todoColumns)
+    let texts = TodoTexts(labels)
     for todo in todos {
       csv.row([
         String(todo.pk), todo.text, todo.priority.number.map(String.init) ?? "",
-        labels.priority(todo.priority), todo.complete ? "1" : "0",
-        labels.status(complete: todo.complete),
+        texts.priority(todo.priority), todo.complete ? "1" : "0",
+        todo.complete ? texts.complete : texts.inProgress,
       ])
     }
     return csv.bytes
+  }
+
+  /// The labels a to-do row needs, looked up once per file rather than once per row.
+  private struct TodoTexts {
+    let labels: Labels
+    let fixed: [Priority: String]
+    let complete: String
+    let inProgress: String
+
+    init(_ labels: Labels) {
+      self.labels = labels
+      var fixed: [Priority: String] = [:]
+      for priority in [Priority.high, .medium, .low, .none] {
+        fixed[priority] = labels.priority(priority)
+      }
+      self.fixed = fixed
+      complete = labels.status(complete: true)
+      inProgress = labels.status(complete: false)
+    }
+
+    func priority(_ priority: Priority) -> String {
+      fixed[priority] ?? labels.priority(priority)
+    }
   }
 
   // MARK: - Possessions
@@ -107,42 +132,80 @@ struct JSONWriter {
   private(set) var bytes: [UInt8] = []
 
   mutating func array<T>(_ items: [T], _ fields: (T) -> [(String, Value)]) {
+    bytes.reserveCapacity(items.count * 160)
     bytes.append(UInt8(ascii: "["))
+    // Every object has the same keys: each is escaped once, with what comes before it.
+    var keyPrefixes: [String: [UInt8]] = [:]
     for (index, item) in items.enumerated() {
-      bytes.append(contentsOf: Array((index == 0 ? "\n  {" : ",\n  {").utf8))
+      append(index == 0 ? "\n  {" : ",\n  {")
       for (position, (key, value)) in fields(item).enumerated() {
-        bytes.append(contentsOf: Array((position == 0 ? "\n    " : ",\n    ").utf8))
-        string(key)
-        bytes.append(contentsOf: Array(": ".utf8))
+        let cacheKey = position == 0 ? "0" + key : "1" + key
+        if let prefix = keyPrefixes[cacheKey] {
+          bytes.append(contentsOf: prefix)
+        } else {
+          let start = bytes.count
+          append(position == 0 ? "\n    " : ",\n    ")
+          string(key)
+          append(": ")
+          keyPrefixes[cacheKey] = Array(bytes[start...])
+        }
         switch value {
         case .string(let text?): string(text)
-        case .integer(let number?): bytes.append(contentsOf: Array(String(number).utf8))
-        case .bool(let flag): bytes.append(contentsOf: Array((flag ? "true" : "false").utf8))
-        case .string(nil), .integer(nil): bytes.append(contentsOf: Array("null".utf8))
+        case .integer(let number?): integer(number)
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .string(nil), .integer(nil): append("null")
         }
       }
-      bytes.append(contentsOf: Array("\n  }".utf8))
+      append("\n  }")
     }
-    bytes.append(contentsOf: Array((items.isEmpty ? "]\n" : "\n]\n").utf8))
+    append(items.isEmpty ? "]\n" : "\n]\n")
+  }
+
+  private mutating func append(_ text: StaticString) {
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  private mutating func integer(_ number: Int64) {
+    if number < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = number.magnitude
+    var digits: [UInt8] = []
+    repeat {
+      digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    bytes.append(contentsOf: digits.reversed())
   }
 
   private static let hex = Array("0123456789abcdef".utf8)
 
+  /// Whether `byte` must be escaped in a JSON string.
+  @inline(__always)
+  private static func needsEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+  }
+
   private mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-      case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-      case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-      case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-      case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-      case 0x00..<0x20, 0x7F:
-        bytes.append(contentsOf: Array("\\u00".utf8))
-        bytes.append(Self.hex[Int(byte >> 4)])
-        bytes.append(Self.hex[Int(byte & 0x0F)])
-      default: bytes.append(byte)
+    var value = value
+    value.withUTF8 { text in
+      var start = 0
+      for (index, byte) in text.enumerated() where Self.needsEscape(byte) {
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
+        start = index + 1
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+          bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+          bytes.append(Self.hex[Int(byte >> 4)])
+          bytes.append(Self.hex[Int(byte & 0x0F)])
+        }
       }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
     }
     bytes.append(UInt8(ascii: "\""))
   }
