@@ -68,6 +68,28 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
       routes.asset("assets/style.css", fromFile: "todos/3/index.html") == "../../assets/style.css")
   }
 
+  @Test("a to-do's link made from the page's prefix equals the one Routes makes")
+  func todoLinks() {
+    let files = [
+      "index.html", "page/2.html", "page/2/index.html", "board.html", "board/index.html",
+      "todos/3.html", "todos/3/index.html", "possessions/4.html", "possessions/index.html",
+      "contacts/index.html", "404.html",
+    ]
+    for pretty in [false, true] {
+      let routes = Routes(prettyURLs: pretty)
+      let strings = RowStrings(routes: routes, labels: .builtIn(.en))
+      for file in files {
+        let own: Int64? = file.hasPrefix("todos/3") ? 3 : nil
+        let links = TodoLinks(todos: [], strings: strings, fromFile: file, ownPK: own)
+        for pk: Int64 in [-12, 0, 3, 4, 12_345_678_901] {
+          #expect(
+            links.link(pk) == routes.link(to: "todos/\(pk)", fromFile: file),
+            "pretty: \(pretty), from \(file), pk \(pk)")
+        }
+      }
+    }
+  }
+
   @Test("absolute URLs for canonical links and the sitemap")
   func absolute() {
     #expect(

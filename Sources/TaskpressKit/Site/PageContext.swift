@@ -89,9 +89,10 @@ struct PageContext: Sendable {
     switch page {
     case .index(let number):
       let positions = plan.todoPositions(onIndexPage: number)
-      context["groups"] = groups(positions, from: file)
+      let links = todoLinks(from: file)
+      context["groups"] = groups(positions, links)
       context["todos"] = .list(
-        MustacheList(count: positions.count) { todo(at: positions.lowerBound + $0, from: file) })
+        MustacheList(count: positions.count) { todo(at: positions.lowerBound + $0, links) })
       context["counts"] = counts()
       context["pagination"] = pagination(number, from: file)
     case .board:
@@ -112,9 +113,10 @@ struct PageContext: Sendable {
       ])
       context["counts"] = counts()
     case .todo(let position):
-      context["todo"] = todo(at: position, from: file)
+      let links = todoLinks(from: file, ownPK: plan.todos[position].pk)
+      context["todo"] = todo(at: position, links)
       addNeighbours(position, count: plan.todos.count, to: &context) { neighbour in
-        todo(at: neighbour, from: file)
+        todo(at: neighbour, links)
       }
     case .possessions:
       context["possessions"] = .list(
@@ -247,8 +249,12 @@ struct PageContext: Sendable {
 
   // MARK: - To-dos
 
-  private func todo(at position: Int, from file: String) -> MustacheValue {
-    .computed(TodoValue(todo: plan.todos[position], file: file, strings: strings))
+  private func todo(at position: Int, _ links: TodoLinks) -> MustacheValue {
+    .computed(TodoValue(links: links, position: position))
+  }
+
+  private func todoLinks(from file: String, ownPK: Int64? = nil) -> TodoLinks {
+    TodoLinks(todos: plan.todos, strings: strings, fromFile: file, ownPK: ownPK)
   }
 
   /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.
@@ -262,7 +268,7 @@ struct PageContext: Sendable {
     }
   }
 
-  private func groups(_ positions: Range<Int>, from file: String) -> MustacheValue {
+  private func groups(_ positions: Range<Int>, _ links: TodoLinks) -> MustacheValue {
     var groups: [MustacheValue] = []
     var start = positions.lowerBound
     while start < positions.upperBound {
@@ -276,7 +282,7 @@ struct PageContext: Sendable {
           "label": .string(labels.priority(priority)),
           "level": .string(Self.level(priority)),
           "count": .int(Int64(end - start)),
-          "todos": .array((start..<end).map { todo(at: $0, from: file) }),
+          "todos": .array((start..<end).map { todo(at: $0, links) }),
         ]))
       start = end
     }
@@ -329,12 +335,12 @@ struct PageContext: Sendable {
   }
 
   private func column(_ key: String, _ label: String, _ positions: [Int]) -> MustacheValue {
-    let file = plan.file(of: .board)
+    let links = todoLinks(from: plan.file(of: .board))
     return .object([
       "key": .string(key), "label": .string(label), "count": .int(Int64(positions.count)),
       "todos": .list(
         MustacheList(count: positions.count) { index in
-          todo(at: positions[index], from: file)
+          todo(at: positions[index], links)
         }),
     ])
   }

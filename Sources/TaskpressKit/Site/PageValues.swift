@@ -95,19 +95,58 @@ final class RowStrings: Sendable {
   }
 }
 
-/// A to-do as templates see it, with links relative to the page in `file`.
-struct TodoValue: MustacheObject {
-  let todo: Todo
-  let file: String
+/// What the to-dos on one page share: the rows, the texts, and the start and end of a link from
+/// this page to a to-do's page (`../todos/` and `.html`), so a link costs one concatenation.
+final class TodoLinks: Sendable {
+  let todos: [Todo]
   let strings: RowStrings
+  let prefix: String
+  let suffix: String
+  /// The link of the page's own to-do, when the page is one: with pretty URLs it is `./`.
+  let own: (pk: Int64, link: String)?
+
+  /// Makes the links of the to-dos in `todos` from the page in `file`.
+  ///
+  /// - Parameters:
+  ///   - todos: the to-dos, in index order.
+  ///   - strings: the labels and routes.
+  ///   - file: the page the links are on.
+  ///   - ownPK: the to-do whose page `file` is, if it is one.
+  init(todos: [Todo], strings: RowStrings, fromFile file: String, ownPK: Int64?) {
+    self.todos = todos
+    self.strings = strings
+    own = ownPK.map { ($0, strings.routes.link(to: "todos/\($0)", fromFile: file)) }
+    // A link to `todos/N` is the same for every N but for N itself: make the one to `todos/x`
+    // and keep what is around the `x`.
+    let sample = strings.routes.link(to: "todos/x", fromFile: file)
+    let end = sample.utf8.lastIndex(of: UInt8(ascii: "x")) ?? sample.utf8.endIndex
+    prefix = String(sample[..<end])
+    suffix = end < sample.endIndex ? String(sample[sample.index(after: end)...]) : ""
+  }
+
+  /// The link to the page of the to-do with primary key `pk`.
+  func link(_ pk: Int64) -> String {
+    if let own, own.pk == pk { return own.link }
+    return prefix + String(pk) + suffix
+  }
+}
+
+/// A to-do as templates see it, with links relative to the page it is on.
+///
+/// Two words, so a `MustacheValue` holds it without a box of its own.
+struct TodoValue: MustacheObject {
+  let links: TodoLinks
+  let position: Int
 
   var keys: [String] { ["pk", "text", "title", "priority", "complete", "status", "check", "url"] }
 
   func value(forKey key: String) -> MustacheValue? {
-    switch key {
+    let todo = links.todos[position]
+    let strings = links.strings
+    return switch key {
     case "title":
       .string(todo.text.isEmpty ? "\(strings.task) \(todo.pk)" : todo.text)
-    case "url": .string(strings.routes.link(to: "todos/\(todo.pk)", fromFile: file))
+    case "url": .string(links.link(todo.pk))
     case "priority": strings.priority(todo.priority)
     case "check": .string(todo.complete ? "☑" : "☐")
     case "status": .string(todo.complete ? strings.complete : strings.inProgress)
