@@ -11,8 +11,8 @@ struct PageContext: Sendable {
   let photoFiles: [Int64: PhotoFile]
   /// Labels and routes as every row value uses them.
   let strings: RowStrings
-  /// The layout's links by folder and section, made once (see ``Chrome``).
-  private var chromes: [String: Chrome] = [:]
+  /// What depends only on a page's folder, made once per folder (without pretty URLs).
+  private var folders: [FolderValues] = []
 
   /// An exported photo: its file in the site and its size in pixels.
   struct PhotoFile: Sendable, Equatable {
@@ -45,7 +45,7 @@ struct PageContext: Sendable {
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if let generated { site["generated"] = .string(generated) }
     siteValue = .object(site)
-    chromes = Self.makeChromes(self)
+    folders = Self.makeFolders(self)
   }
 
   /// The title a page shows in the browser tab and its heading.
@@ -155,9 +155,9 @@ struct PageContext: Sendable {
     if page == .contacts {
       pageValue["script"] = "search.js"
     }
+    let section = Self.section(of: page)
     let chrome =
-      chromes[Self.chromeKey(file: file, section: Self.section(of: page))]
-      ?? makeChrome(file: file, section: Self.section(of: page))
+      folderValues(of: file)?.chromes[section] ?? makeChrome(file: file, section: section)
     return PageValues(
       site: siteValue, labels: labelsValue, page: .computed(pageValue), chrome: chrome)
   }
@@ -171,23 +171,35 @@ struct PageContext: Sendable {
     var data: MustacheValue
   }
 
-  private static func chromeKey(file: String, section: String) -> String {
-    let folder = file.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(file[...$0]) } ?? ""
-    return folder + "|" + section
+  /// The layout's links in each section, and the links to to-dos, from the pages of a folder.
+  struct FolderValues: Sendable {
+    /// `todos/`, or `""` for the site's root.
+    var folder: String
+    var chromes: [String: Chrome]
+    var todoLinks: TodoLinks
   }
 
-  /// The chrome of every folder a page can be in without pretty URLs, made once.
-  private static func makeChromes(_ context: PageContext) -> [String: Chrome] {
-    guard !context.plan.routes.prettyURLs else { return [:] }
-    var chromes: [String: Chrome] = [:]
-    for folder in ["", "page/", "todos/", "possessions/", "contacts/"] {
+  /// The values of every folder a page can be in without pretty URLs, made once.
+  private static func makeFolders(_ context: PageContext) -> [FolderValues] {
+    guard !context.plan.routes.prettyURLs else { return [] }
+    return ["", "page/", "todos/", "possessions/", "contacts/"].map { folder in
+      let file = folder + "x.html"
+      var chromes: [String: Chrome] = [:]
       for section in ["index", "board", "possessions", "contacts", ""] {
-        let file = folder + "x.html"
-        chromes[chromeKey(file: file, section: section)] = context.makeChrome(
-          file: file, section: section)
+        chromes[section] = context.makeChrome(file: file, section: section)
       }
+      let links = TodoLinks(
+        todos: context.plan.todos, strings: context.strings, fromFile: file, ownPK: nil)
+      return FolderValues(folder: folder, chromes: chromes, todoLinks: links)
     }
-    return chromes
+  }
+
+  /// The values of the folder `file` is in, when they were made up front.
+  private func folderValues(of file: String) -> FolderValues? {
+    let bytes = file.utf8
+    let folder =
+      bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[...$0] } ?? bytes[..<bytes.startIndex]
+    return folders.first { $0.folder.utf8.elementsEqual(folder) }
   }
 
   private func makeChrome(file: String, section current: String) -> Chrome {
@@ -254,7 +266,9 @@ struct PageContext: Sendable {
   }
 
   private func todoLinks(from file: String, ownPK: Int64? = nil) -> TodoLinks {
-    TodoLinks(todos: plan.todos, strings: strings, fromFile: file, ownPK: ownPK)
+    // Without pretty URLs a page's link to its own to-do is made like any other.
+    folderValues(of: file)?.todoLinks
+      ?? TodoLinks(todos: plan.todos, strings: strings, fromFile: file, ownPK: ownPK)
   }
 
   /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.
