@@ -34,7 +34,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressKitTests",
-      dependencies: ["TaskpressKit", "SQLite", "Mustache"],
+      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark"],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(

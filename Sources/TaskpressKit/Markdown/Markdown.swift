@@ -60,13 +60,19 @@ public enum Markdown {
     // cmark reads `len` bytes and never dereferences the pointer when `len` is 0.
     let empty: StaticString = ""
     let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
-    guard
-      let html = cmark_markdown_to_html(
-        start.assumingMemoryBound(to: CChar.self), bytes.count, options.rawValue)
+    // Everything libcmark allocates comes from this thread's arena and is dropped at once when
+    // the HTML has been copied out; nothing is freed one by one.
+    let arena = MarkdownArena.current
+    defer { arena.reset() }
+    guard let parser = cmark_parser_new_with_mem(options.rawValue, MarkdownArena.allocator) else {
+      return ""
+    }
+    cmark_parser_feed(parser, start.assumingMemoryBound(to: CChar.self), bytes.count)
+    guard let document = cmark_parser_finish(parser),
+      let html = cmark_render_html(document, options.rawValue)
     else {
       return ""
     }
-    defer { free(html) }
     return String(decoding: UnsafeRawBufferPointer(start: html, count: strlen(html)), as: UTF8.self)
   }
 

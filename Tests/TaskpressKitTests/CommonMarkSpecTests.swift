@@ -1,0 +1,114 @@
+import CCmark
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TaskpressKit
+
+/// One example of the CommonMark spec files kept in `Fixtures/commonmark/` (cmark 0.30.2's).
+struct CommonMarkExample: Sendable, CustomStringConvertible {
+  var file: String
+  var number: Int
+  var markdown: String
+  var html: String
+
+  var description: String { "\(file) example \(number)" }
+
+  /// The examples of `file`: fenced by 32 backticks and `example`, input and output split by a
+  /// line that is a single `.`, `→` standing for a tab.
+  static func load(_ file: String) -> [CommonMarkExample] {
+    let url = FixtureFolder.fixtures.appending(path: "commonmark/\(file)")
+    guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+    let fence = String(repeating: "`", count: 32)
+    var examples: [CommonMarkExample] = []
+    var markdown: [Substring]?
+    var html: [Substring]?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line == fence + " example" {
+        markdown = []
+      } else if markdown != nil, html == nil, line == "." {
+        html = []
+      } else if let input = markdown, let output = html, line == fence {
+        func joined(_ lines: [Substring]) -> String {
+          lines.map { $0 + "\n" }.joined().replacingOccurrences(of: "→", with: "\t")
+        }
+        examples.append(
+          CommonMarkExample(
+            file: file, number: examples.count + 1, markdown: joined(input), html: joined(output)))
+        markdown = nil
+        html = nil
+      } else if html != nil {
+        html?.append(line)
+      } else if markdown != nil {
+        markdown?.append(line)
+      }
+    }
+    return examples
+  }
+
+  static let all = load("spec.txt") + load("regression.txt")
+  static let smart = load("smart_punct.txt")
+}
+
+/// libcmark allocating from taskpress's arena renders exactly as with its own allocator.
+@Suite struct CommonMarkSpecTests {
+  @Test("all 652 + 16 + 16 examples are loaded")
+  func loaded() {
+    #expect(CommonMarkExample.load("spec.txt").count == 652)
+    #expect(CommonMarkExample.load("regression.txt").count == 16)
+    #expect(CommonMarkExample.smart.count == 16)
+  }
+
+  @Test("every example renders as the spec says (unsafe, as cmark's own tests run)")
+  func spec() {
+    for example in CommonMarkExample.all {
+      #expect(
+        Markdown.html(from: example.markdown, options: [.unsafeRawHTML]) == example.html,
+        "\(example)")
+    }
+    for example in CommonMarkExample.smart {
+      #expect(
+        Markdown.html(from: example.markdown, options: [.unsafeRawHTML, .smart]) == example.html,
+        "\(example)")
+    }
+  }
+
+  /// What libcmark renders with the C library's allocator.
+  static func reference(_ markdown: String, _ options: Markdown.Options) -> String {
+    let bytes = Array(markdown.utf8)
+    guard
+      let html = cmark_markdown_to_html(
+        bytes.map { CChar(bitPattern: $0) }, bytes.count, options.rawValue)
+    else { return "<nil>" }
+    defer { free(html) }
+    return String(cString: html)
+  }
+
+  @Test("with the default, safe options every example renders as libcmark alone does")
+  func safeOptions() {
+    for example in CommonMarkExample.all + CommonMarkExample.smart {
+      for options: Markdown.Options in [.default, [.default, .sourcePosition, .smart]] {
+        #expect(
+          Markdown.html(from: example.markdown, options: options)
+            == Self.reference(example.markdown, options), "\(example)")
+      }
+    }
+  }
+
+  @Test("documents far larger than an arena chunk, and many threads at once")
+  func largeAndConcurrent() {
+    let big = (0..<20_000).map { "- item **\($0)** with [a link](u\($0))\n" }.joined()
+    #expect(Markdown.html(from: big) == Self.reference(big, .default))
+    let examples = CommonMarkExample.all
+    let mismatches = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for example in examples.shuffled() {
+        if Markdown.html(from: example.markdown) != Self.reference(example.markdown, .default) {
+          mismatches.add(1, ordering: .relaxed)
+        }
+      }
+    }
+    #expect(mismatches.load(ordering: .relaxed) == 0)
+  }
+}
