@@ -93,12 +93,18 @@ final class MarkdownArena {
 
   /// The arena of the calling thread.
   static var current: MarkdownArena {
+    withCurrent { $0 }
+  }
+
+  /// Runs `body` with the arena of the calling thread, which the thread keeps alive: no
+  /// reference counting on the way, as libcmark calls this for every node.
+  static func withCurrent<R>(_ body: (MarkdownArena) -> R) -> R {
     if let pointer = pthread_getspecific(key) {
-      return Unmanaged<MarkdownArena>.fromOpaque(pointer).takeUnretainedValue()
+      return Unmanaged<MarkdownArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
     let arena = MarkdownArena()
     pthread_setspecific(key, Unmanaged.passRetained(arena).toOpaque())
-    return arena
+    return body(arena)
   }
 
   /// libcmark's view of the arenas: calloc and realloc from the calling thread's arena, and a
@@ -110,11 +116,11 @@ final class MarkdownArena {
         calloc: { count, size in
           let (total, overflow) = count.multipliedReportingOverflow(by: size)
           guard !overflow, let bytes = Int(exactly: total) else { return nil }
-          return MarkdownArena.current.allocate(bytes, zeroed: true)
+          return MarkdownArena.withCurrent { $0.allocate(bytes, zeroed: true) }
         },
         realloc: { block, size in
           guard let bytes = Int(exactly: size) else { return nil }
-          return MarkdownArena.current.reallocate(block, bytes)
+          return MarkdownArena.withCurrent { $0.reallocate(block, bytes) }
         },
         free: { _ in }))
     return allocator
