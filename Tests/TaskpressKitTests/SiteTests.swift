@@ -278,6 +278,40 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(json.contains("\"photo\": null"))
   }
 
+  @Test(
+    "a photo that cannot be written fails the build, with pages rendering beside it on 1 to 4 threads",
+    arguments: [1, 2, 4])
+  func photoFailure(jobs: Int) throws {
+    let site = try SiteFixture()
+    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let rows = (1...300).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
+    let possessions = try site.database(
+      "p.sqlite",
+      "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
+        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
+    let todos = try site.database(
+      "t.sqlite",
+      todoTable + "INSERT INTO todo VALUES "
+        + (1...500).map { "(\($0), 'task \($0)', \($0 % 3 + 1), 0)" }.joined(separator: ", ")
+        + ";")
+    // A file of the user's where the photos' folder goes: taskpress may not replace it.
+    try FileManager.default.createDirectory(atPath: site.output, withIntermediateDirectories: true)
+    try Data("mine".utf8).write(to: URL(filePath: site.output + "/photos"))
+    var options = BuildOptions()
+    options.possessions = possessions
+    options.todos = todos
+    options.jobs = jobs
+    #expect {
+      try site.build(options)
+    } throws: { error in
+      String(describing: error).contains("photos")
+    }
+    // Nothing was written: the user's file is all there is.
+    let left = try FileManager.default.contentsOfDirectory(atPath: site.output)
+    #expect(left.filter { $0 != ".taskpress" } == ["photos"])
+    #expect(try site.page("photos") == "mine")
+  }
+
   @Test("contacts: a list sorted by name with letter links, a page each")
   func contacts() throws {
     let site = try SiteFixture()
