@@ -176,6 +176,39 @@ func tree(_ root: String) -> [String: Data] {
     #expect(!FileManager.default.fileExists(atPath: folder + "/strict"))
   }
 
+  @Test("sources are read side by side, but errors and warnings come in the order of the sources")
+  func sourceOrder() throws {
+    let folder = try makeTemporaryFolder()
+    let todos = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: todos,
+      sql: "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete);"
+        + "INSERT INTO todo VALUES (1, 'one', 7, 0);")
+    let contacts = folder + "/contacts.sqlite"
+    try Database.createForTesting(
+      at: contacts,
+      sql: "CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT, address TEXT, phone TEXT);"
+        + "INSERT INTO contacts VALUES (1, NULL, 'a', 'b');")
+    let built = runTaskpress([
+      "build", "--todos", todos, "--contacts", contacts, "--output", folder + "/site",
+    ])
+    #expect(built.status == 0)
+    let lines = built.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+    #expect(lines.count == 2)
+    #expect(lines.first?.contains("todo.sqlite: todo pk=1") == true)
+    #expect(lines.last?.contains("contacts.sqlite") == true)
+
+    // Both sources missing: the to-dos' error is the one reported, as they come first.
+    let failed = runTaskpress([
+      "build", "--todos", folder + "/no-todos.sqlite", "--possessions", folder + "/no-p.sqlite",
+      "--output", folder + "/other",
+    ])
+    #expect(failed.status == 1)
+    #expect(failed.stderr.contains("no-todos.sqlite"))
+    #expect(!failed.stderr.contains("no-p.sqlite"))
+    #expect(!FileManager.default.fileExists(atPath: folder + "/other"))
+  }
+
   @Test("--report writes the summary as JSON; --quiet prints nothing")
   func reportAndQuiet() throws {
     let folder = try makeTemporaryFolder()

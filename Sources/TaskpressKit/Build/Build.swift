@@ -57,35 +57,57 @@ public enum Build {
     let labels = try theme.labels(options.locale)
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
 
-    // 1. Read every source, each in one read transaction.
+    // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
+    // while this one reads the others.
     var data = SiteData()
-    var warnings: [BuildWarning] = []
+    let todoResult = Mutex<Result<(todos: [Todo], warnings: [BuildWarning]), any Error>?>(nil)
+    let reading = DispatchGroup()
     if let path = options.todos {
-      let source = try TodoSource(path: path, busyTimeout: busyTimeout)
-      defer { source.close() }
-      let loaded = try source.load()
-      data.todos = loaded.todos
-      data.hasTodos = true
-      warnings += loaded.warnings
+      DispatchQueue.global().async(group: reading) {
+        let result = Result {
+          let source = try TodoSource(path: path, busyTimeout: busyTimeout)
+          defer { source.close() }
+          return try source.load()
+        }
+        todoResult.withLock { $0 = result }
+      }
     }
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
-    if let path = options.possessions {
-      let source = try PossessionSource(path: path, busyTimeout: busyTimeout)
-      possessionSource = source
-      let loaded = try source.load()
-      data.possessions = loaded.possessions
-      data.hasPossessions = true
-      warnings += loaded.warnings
+    var possessionWarnings: [BuildWarning] = []
+    var contactWarnings: [BuildWarning] = []
+    var otherError: (any Error)?
+    do {
+      if let path = options.possessions {
+        let source = try PossessionSource(path: path, busyTimeout: busyTimeout)
+        possessionSource = source
+        let loaded = try source.load()
+        data.possessions = loaded.possessions
+        data.hasPossessions = true
+        possessionWarnings = loaded.warnings
+      }
+      if let path = options.contacts {
+        let source = try ContactSource(path: path, busyTimeout: busyTimeout)
+        defer { source.close() }
+        let loaded = try source.load()
+        data.contacts = loaded.contacts
+        data.hasContacts = true
+        contactWarnings = loaded.warnings
+      }
+    } catch {
+      otherError = error
     }
-    if let path = options.contacts {
-      let source = try ContactSource(path: path, busyTimeout: busyTimeout)
-      defer { source.close() }
-      let loaded = try source.load()
-      data.contacts = loaded.contacts
-      data.hasContacts = true
-      warnings += loaded.warnings
+    reading.wait()
+    // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
+    var warnings: [BuildWarning] = []
+    if let result = todoResult.withLock({ $0 }) {
+      let loaded = try result.get()
+      data.todos = loaded.todos
+      data.hasTodos = true
+      warnings = loaded.warnings
     }
+    if let otherError { throw otherError }
+    warnings += possessionWarnings + contactWarnings
     for warning in warnings {
       reporter.warning(warning)
     }
