@@ -278,6 +278,35 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(json.contains("\"photo\": null"))
   }
 
+  @Test("photos above the in-memory limit are streamed, named and shared like small ones")
+  func largePhotos() throws {
+    let site = try SiteFixture()
+    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let size = Int(Build.photoBufferLimit) + 100_000
+    let possessions = try site.database(
+      "p.sqlite",
+      """
+      CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
+      INSERT INTO possessions VALUES (1, 'big', '', CAST(X'\(png)' || zeroblob(\(size)) AS BLOB)),
+        (2, 'big again', '', CAST(X'\(png)' || zeroblob(\(size)) AS BLOB)),
+        (3, 'small', '', X'\(png)00');
+      """)
+    var options = BuildOptions()
+    options.possessions = possessions
+    let summary = try site.build(options)
+    #expect(summary.photos == 2)
+    let photos = try FileManager.default.contentsOfDirectory(atPath: site.output + "/photos")
+    let sizes = try photos.map {
+      try FileManager.default.attributesOfItem(atPath: site.output + "/photos/" + $0)[.size] as? Int
+    }
+    #expect(sizes.compactMap { $0 }.sorted() == [png.count / 2 + 1, png.count / 2 + size])
+    // Both big rows show the one file.
+    let first = try site.page("possessions/1.html")
+    let second = try site.page("possessions/2.html")
+    let bigName = photos.first { first.contains($0) } ?? "?"
+    #expect(second.contains(bigName))
+  }
+
   @Test(
     "a photo that cannot be written fails the build, with pages rendering beside it on 1 to 4 threads",
     arguments: [1, 2, 4])

@@ -193,23 +193,40 @@ public enum Build {
 
   // MARK: - Photos
 
+  /// Photos up to this size are read once into memory, hashed and staged from there; larger ones
+  /// are streamed twice (once to name them, once to write them), so memory never grows with a
+  /// photo's size.
+  static let photoBufferLimit: Int64 = 1 << 20
+
   private static func exportPhotos(
     _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter
   ) throws -> [Int64: PageContext.PhotoFile] {
     var files: [Int64: PageContext.PhotoFile] = [:]
-    var distinct: [String: PhotoInfo] = [:]
+    var staged: Set<String> = []
+    var large: [String: PhotoInfo] = [:]
+    var buffer: [UInt8] = []
     for possession in possessions {
       guard let photo = possession.photo else { continue }
-      var hasher = ContentHasher()
-      try source.streamPhoto(photo) { hasher.update($0) }
-      let path = "photos/\(hasher.finalize().hex).\(photo.format.fileExtension)"
+      let path: String
+      if photo.byteCount <= photoBufferLimit {
+        buffer.removeAll(keepingCapacity: true)
+        try source.streamPhoto(photo) { buffer.append(contentsOf: $0) }
+        path = "photos/\(ContentHash(of: buffer).hex).\(photo.format.fileExtension)"
+        if staged.insert(path).inserted {
+          try writer.add(path, bytes: buffer)
+        }
+      } else {
+        var hasher = ContentHasher()
+        try source.streamPhoto(photo) { hasher.update($0) }
+        path = "photos/\(hasher.finalize().hex).\(photo.format.fileExtension)"
+        if !staged.contains(path), large[path] == nil {
+          large[path] = photo
+        }
+      }
       files[possession.id] = PageContext.PhotoFile(
         path: path, width: photo.width, height: photo.height)
-      if distinct[path] == nil {
-        distinct[path] = photo
-      }
     }
-    for (path, photo) in distinct.sorted(by: { $0.key < $1.key }) {
+    for (path, photo) in large.sorted(by: { $0.key < $1.key }) where !staged.contains(path) {
       try writer.add(path) { sink in
         try source.streamPhoto(photo) { try sink.write($0) }
       }
