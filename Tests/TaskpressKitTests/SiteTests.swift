@@ -278,6 +278,40 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(json.contains("\"photo\": null"))
   }
 
+  @Test(
+    "an interrupt while pages render and photos are staged ends the build, site unchanged",
+    arguments: [1, 2, 4])
+  func interruptWithPhotos(jobs: Int) throws {
+    let site = try SiteFixture()
+    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let rows = (1...2000).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
+    let possessions = try site.database(
+      "p.sqlite",
+      "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
+        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
+    let todos = try site.database(
+      "t.sqlite",
+      todoTable + "INSERT INTO todo VALUES "
+        + (1...5000).map { "(\($0), 'task \($0)', 1, 0)" }.joined(separator: ", ") + ";")
+    var options = BuildOptions()
+    options.possessions = possessions
+    options.todos = todos
+    options.output = site.output
+    options.jobs = jobs
+    // The first progress report (after a batch of pages) stops the build, wherever the photos
+    // are by then; the threads waiting for them must give up too.
+    let interrupt = InterruptFlag()
+    let reporter = Build.Reporter(warning: { _ in }, progress: { _, _ in interrupt.set() })
+    #expect {
+      try Build.run(options, interrupt: interrupt, reporter: reporter)
+    } throws: { error in
+      String(describing: error).contains("interrupted")
+    }
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: site.output)) ?? []
+    #expect(left.allSatisfy { $0 == ".taskpress" })
+    #expect(!FileManager.default.fileExists(atPath: site.output + "/.taskpress/staging"))
+  }
+
   @Test("photos above the in-memory limit are streamed, named and shared like small ones")
   func largePhotos() throws {
     let site = try SiteFixture()
