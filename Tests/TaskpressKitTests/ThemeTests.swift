@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 
 @testable import TaskpressKit
@@ -26,6 +27,31 @@ import Testing
     for (path, text) in onDisk {
       #expect(BuiltinTheme.files[path] == text, "\(path) differs: run Scripts/embed-theme")
     }
+  }
+
+  @Test("partials found from the table made up front are the ones the rule finds")
+  func partialTable() throws {
+    let paths = [
+      "layout.html", "nav.html", "nav.md", "todo.md", "a.html.html", ".hidden", "dir/x.html",
+      "plain",
+    ]
+    var templates: [String: Mustache.Template] = [:]
+    for path in paths {
+      templates[path] = try Mustache.Template(source: path, name: "theme/" + path)
+    }
+    let partials = ThemePartials(templates: templates)
+    let names = paths + ["nav", "a.html", "a", "x", "dir/x", "todo", "missing", ".hidden.html", ""]
+    for includer in templates.values.map(\.name) + ["elsewhere.md", "noextension"] {
+      for name in names {
+        #expect(
+          partials.partial(named: name, includedFrom: includer)?.name
+            == ThemePartials.resolve(name, includedFrom: includer, in: templates)?.name,
+          "\(name) from \(includer)")
+      }
+    }
+    #expect(
+      partials.partial(named: "nav", includedFrom: "theme/layout.html")?.name == "theme/nav.html")
+    #expect(partials.partial(named: "nav", includedFrom: "theme/todo.md")?.name == "theme/nav.md")
   }
 
   @Test("every body template of the theme exists and parses")
