@@ -172,11 +172,17 @@ struct PageContext: Sendable {
   }
 
   /// The layout's links in each section, and the links to to-dos, from the pages of a folder.
-  struct FolderValues: Sendable {
+  final class FolderValues: Sendable {
     /// `todos/`, or `""` for the site's root.
-    var folder: String
-    var chromes: [String: Chrome]
-    var todoLinks: TodoLinks
+    let folder: String
+    let chromes: [String: Chrome]
+    let todoLinks: TodoLinks
+
+    init(folder: String, chromes: [String: Chrome], todoLinks: TodoLinks) {
+      self.folder = folder
+      self.chromes = chromes
+      self.todoLinks = todoLinks
+    }
   }
 
   /// The values of every folder a page can be in without pretty URLs, made once.
@@ -197,9 +203,15 @@ struct PageContext: Sendable {
   /// The values of the folder `file` is in, when they were made up front.
   private func folderValues(of file: String) -> FolderValues? {
     let bytes = file.utf8
-    let folder =
-      bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[...$0] } ?? bytes[..<bytes.startIndex]
-    return folders.first { $0.folder.utf8.elementsEqual(folder) }
+    let length =
+      bytes.lastIndex(of: UInt8(ascii: "/")).map {
+        bytes.distance(from: bytes.startIndex, to: $0) + 1
+      } ?? 0
+    for entry in folders
+    where entry.folder.utf8.count == length && bytes.starts(with: entry.folder.utf8) {
+      return entry
+    }
+    return nil
   }
 
   private func makeChrome(file: String, section current: String) -> Chrome {
