@@ -163,12 +163,23 @@ struct PageContext: Sendable {
   }
 
   /// What the layout around a page needs that depends only on the page's folder and section.
-  struct Chrome: Sendable {
-    var root: MustacheValue
-    var assets: MustacheValue
-    var home: MustacheValue
-    var nav: MustacheValue
-    var data: MustacheValue
+  final class Chrome: Sendable {
+    let root: MustacheValue
+    let assets: MustacheValue
+    let home: MustacheValue
+    let nav: MustacheValue
+    let data: MustacheValue
+
+    init(
+      root: MustacheValue, assets: MustacheValue, home: MustacheValue, nav: MustacheValue,
+      data: MustacheValue
+    ) {
+      self.root = root
+      self.assets = assets
+      self.home = home
+      self.nav = nav
+      self.data = data
+    }
   }
 
   /// The layout's links in each section, and the links to to-dos, from the pages of a folder.
