@@ -332,8 +332,9 @@ public enum Build {
             for position in range {
               guard !interrupt.isSet else { return }
               let page = pages[position]
-              let bytes = try renderer.render(page, context: context)
-              try writer.add(plan.file(of: page), bytes: bytes)
+              let file = plan.file(of: page)
+              let bytes = try renderer.render(page, file: file, context: context)
+              try writer.add(file, bytes: bytes)
             }
             let finished = done.add(range.count, ordering: .relaxed).newValue
             if finished % 2048 < range.count || finished == total {

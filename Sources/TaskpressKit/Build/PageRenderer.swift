@@ -33,8 +33,9 @@ struct PageRenderer: Sendable {
     self.bodies = bodies
   }
 
-  func render(_ page: SitePlan.Page, context: PageContext) throws -> [UInt8] {
-    var values = context.values(for: page)
+  /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
+  func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
+    var values = context.values(for: page, file: file)
     guard let body = bodies[PageContext.kind(of: page)] else { return [] }
     var rendered: [UInt8] = []
     try body.render(

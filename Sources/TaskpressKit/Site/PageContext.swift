@@ -84,7 +84,11 @@ struct PageContext: Sendable {
 
   /// Everything the body template and the layout of `page` see.
   func values(for page: SitePlan.Page) -> PageValues {
-    let file = plan.file(of: page)
+    values(for: page, file: plan.file(of: page))
+  }
+
+  /// ``values(for:)`` of a page whose file (`plan.file(of: page)`) the caller has already.
+  func values(for page: SitePlan.Page, file: String) -> PageValues {
     var context = common(for: page, file: file)
     switch page {
     case .index(let number):
