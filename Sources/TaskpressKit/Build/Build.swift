@@ -280,10 +280,9 @@ public enum Build {
     if plan.hasPossessions {
       work.insert(.photos, at: 0)
       work.append(.possessionData)
-      work += photoPages
-    } else {
-      work += photoPages
     }
+    // Last, so that the photos are staged (or nearly) when a thread reaches them.
+    work += photoPages
 
     let queue = work
     // The database connection is used by the one thread that takes the photos.
