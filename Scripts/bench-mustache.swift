@@ -2,8 +2,9 @@
 // Scripts/bench-mustache against the release build of the Mustache module:
 // - a to-do page: a Markdown body that inherits a layout, with variables, a section over a list
 //   and a partial;
-// - a layout page: `layout.html` as the theme writes it, around rendered content, with a `nav`
+// - a layout page: the theme's `layout.html` (read from Templates/), around rendered content, with a `nav`
 //   partial, a `{{#data}}` section of 6 links and names found through a stack of 2 objects.
+import Foundation
 import Mustache
 
 /// Renders `render` for five one-second runs and prints the rates and their median.
@@ -89,56 +90,12 @@ try measure("todo page") { output in
 
 // MARK: - Layout page
 
+// The theme's own files, read from Templates/ (Scripts/bench-mustache runs from the repository).
 let theme = try DictionaryPartialResolver(sources: [
-  "nav.html": """
-    <nav class="site-nav" aria-label="{{labels.mainNavigation}}">
-    <ul>
-    {{#nav}}
-    <li><a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a></li>
-    {{/nav}}
-    </ul>
-    </nav>
-
-    """
+  "nav.html": String(contentsOfFile: "Templates/nav.html", encoding: .utf8)
 ])
-
 let layout = try Template(
-  source: """
-    <!DOCTYPE html>
-    <html lang="{{site.lang}}">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>{{page.title}} · {{site.title}}</title>
-    {{#page.canonical}}
-    <link rel="canonical" href="{{page.canonical}}">
-    {{/page.canonical}}
-    <link rel="stylesheet" href="{{assets}}style.css">
-    <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
-    {{#page.script}}
-    <script src="{{assets}}{{page.script}}" defer></script>
-    {{/page.script}}
-    </head>
-    <body class="page-{{page.kind}}">
-    <a class="skip-link" href="#content">{{labels.skipToContent}}</a>
-    <header class="site-header">
-    <div class="wrap">
-    <a class="brand" href="{{home}}">{{site.title}}</a>
-    {{> nav}}
-    </div>
-    </header>
-    <main id="content" class="wrap" tabindex="-1">
-    {{{content}}}
-    </main>
-    <footer class="site-footer">
-    <div class="wrap">
-    <p>{{labels.data}}: {{#data}}<a href="{{url}}">{{name}}</a>{{^last}} · {{/last}}{{/data}}{{#site.generated}} · {{labels.generated}} <time datetime="{{site.generated}}">{{site.generated}}</time>{{/site.generated}}</p>
-    </div>
-    </footer>
-    </body>
-    </html>
-
-    """, name: "layout.html")
+  source: String(contentsOfFile: "Templates/layout.html", encoding: .utf8), name: "layout.html")
 
 var labelTexts: [String: MustacheValue] = [
   "mainNavigation": "Main navigation", "skipToContent": "Skip to content", "data": "Data",
