@@ -163,6 +163,9 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
 }
 
 @Suite struct SiteBuildTests {
+  /// The start of a 3 x 2 PNG, as hex for SQL blob literals: enough for the sniffer.
+  static let pngHeader = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+
   @Test("the index sorts High, Medium, Low, other, none, then pk, and paginates")
   func indexOrderAndPages() throws {
     let site = try SiteFixture()
@@ -253,7 +256,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
   @Test("photos are exported once per content, named by hash, with width and height")
   func photos() throws {
     let site = try SiteFixture()
-    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let png = SiteBuildTests.pngHeader
     let possessions = try site.database(
       "p.sqlite",
       """
@@ -283,7 +286,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     arguments: [1, 2, 4])
   func interruptWithPhotos(jobs: Int) throws {
     let site = try SiteFixture()
-    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let png = SiteBuildTests.pngHeader
     let rows = (1...2000).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
     let possessions = try site.database(
       "p.sqlite",
@@ -315,7 +318,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
   @Test("photos above the in-memory limit are streamed, named and shared like small ones")
   func largePhotos() throws {
     let site = try SiteFixture()
-    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let png = SiteBuildTests.pngHeader
     let size = Int(Build.photoBufferLimit) + 100_000
     let possessions = try site.database(
       "p.sqlite",
@@ -346,7 +349,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     arguments: [1, 2, 4])
   func photoFailure(jobs: Int) throws {
     let site = try SiteFixture()
-    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    let png = SiteBuildTests.pngHeader
     let rows = (1...300).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
     let possessions = try site.database(
       "p.sqlite",
