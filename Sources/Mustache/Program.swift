@@ -24,6 +24,18 @@ final class Program: Sendable {
     case parent(Int32)
     /// `blocks[index]`; its default content follows.
     case block(Int32)
+    /// `folds[index]`: text that stands for the instructions up to its `next`; see
+    /// ``Template/specialized(for:partials:missingPartials:)``.
+    case folded(Int32)
+  }
+
+  /// Text rendered ahead of time in place of the instructions from its own up to `next`.
+  struct FoldOp: Sendable {
+    /// The text: a range of `bytes`.
+    var start: Int32
+    var end: Int32
+    /// The index of the first instruction after those it stands for.
+    var next: Int32
   }
 
   /// A name to look up: `keys[start..<start + count]`, or `.` when `count` is 0.
@@ -104,6 +116,7 @@ final class Program: Sendable {
   let parents: [ParentOp]
   let blocks: [BlockOp]
   let arguments: [Int32]
+  let folds: [FoldOp]
 
   /// Compiles the nodes of the template named `name`.
   init(nodes: [Node], name: String) {
@@ -121,6 +134,36 @@ final class Program: Sendable {
     parents = builder.parents
     blocks = builder.blocks
     arguments = builder.arguments
+    folds = []
+  }
+
+  /// A copy of `base` with other instructions and text, and the folds they use; every other
+  /// table is `base`'s.
+  init(_ base: Program, ops: [Op], bytes: [UInt8], folds: [FoldOp]) {
+    name = base.name
+    self.ops = ops
+    self.bytes = bytes
+    lines = base.lines
+    lineStarts = base.lineStarts
+    names = base.names
+    keys = base.keys
+    sections = base.sections
+    partials = base.partials
+    parents = base.parents
+    blocks = base.blocks
+    arguments = base.arguments
+    self.folds = folds
+  }
+
+  /// The index of the instruction after the one at `index` and its content.
+  func extent(of index: Int) -> Int {
+    switch ops[index] {
+    case .text, .lines, .variable, .partial: index + 1
+    case .section(let section): Int(sections[Int(section)].end)
+    case .parent(let parent): Int(parents[Int(parent)].end)
+    case .block(let block): Int(blocks[Int(block)].contentEnd)
+    case .folded(let fold): Int(folds[Int(fold)].next)
+    }
   }
 
   private struct Builder {

@@ -118,6 +118,13 @@ struct Renderer {
       case .block(let block):
         try render(program, block: Int(block), origin: origin, into: &output)
         index = Int(program.blocks[Int(block)].contentEnd)
+      case .folded(let fold):
+        let fold = program.folds[Int(fold)]
+        program.bytes.withUnsafeBufferPointer { bytes in
+          output.append(
+            contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(fold.start)..<Int(fold.end)]))
+        }
+        index = Int(fold.next)
       }
     }
   }

@@ -43,6 +43,13 @@ public struct Template: Sendable {
     program = Program(nodes: nodes, name: name)
   }
 
+  /// A template made of a compiled program (see ``specialized(for:partials:missingPartials:)``).
+  init(name: String, escaping: Escaping, program: Program) {
+    self.name = name
+    self.escaping = escaping
+    self.program = program
+  }
+
   /// Renders the template with `value` as the root of the context stack.
   ///
   /// - Parameters:

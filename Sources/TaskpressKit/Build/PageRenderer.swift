@@ -1,4 +1,5 @@
 import Mustache
+import Synchronization
 
 /// Renders a page: its body template, through cmark when it is Markdown, into `layout.html`.
 ///
@@ -9,6 +10,7 @@ struct PageRenderer: Sendable {
   private let bodies: [String: Template]
   private let layout: Template
   private let partials: ThemePartials
+  private let specialized = SpecializedTemplates()
 
   static let bodyNames = [
     "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
@@ -36,7 +38,13 @@ struct PageRenderer: Sendable {
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
   func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
     var values = context.values(for: page, file: file)
-    guard let body = bodies[PageContext.kind(of: page)] else { return [] }
+    let kind = PageContext.kind(of: page)
+    guard var body = bodies[kind] else { return [] }
+    var layout = self.layout
+    if values.chrome.isShared {
+      (body, layout) = specialized.templates(
+        kind: kind, body: body, layout: layout, values: values.shared, partials: partials)
+    }
     var rendered: [UInt8] = []
     try body.render(
       .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
@@ -48,6 +56,37 @@ struct PageRenderer: Sendable {
     try layout.render(
       .computed(values), into: &output, partials: partials, missingPartials: .throwError)
     return output
+  }
+}
+
+/// The body templates and layout of each page kind specialized for each shared chrome: the
+/// parts that show only `site`, `labels` and the layout's links are rendered once per folder
+/// and section rather than once per page.
+final class SpecializedTemplates: Sendable {
+  private struct Entry {
+    /// Held so that its identity, the key of the entry, is not reused.
+    let chrome: PageContext.Chrome
+    var templates: [String: (body: Template, layout: Template)] = [:]
+  }
+
+  private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+  /// `body` and `layout` specialized for `values`, made at the first page of its chrome and
+  /// kind.
+  func templates(
+    kind: String, body: Template, layout: Template, values: SharedPageValues,
+    partials: ThemePartials
+  ) -> (body: Template, layout: Template) {
+    let id = ObjectIdentifier(values.chrome)
+    return entries.withLock { entries in
+      if let found = entries[id]?.templates[kind] { return found }
+      let made = (
+        body: body.specialized(for: values, partials: partials, missingPartials: .throwError),
+        layout: layout.specialized(for: values, partials: partials, missingPartials: .throwError)
+      )
+      entries[id, default: Entry(chrome: values.chrome)].templates[kind] = made
+      return made
+    }
   }
 }
 

@@ -173,16 +173,20 @@ struct PageContext: Sendable {
     let home: MustacheValue
     let nav: MustacheValue
     let data: MustacheValue
+    /// Whether every page of a folder and section shares this chrome (one made up front), so
+    /// that templates specialized for it are worth keeping.
+    let isShared: Bool
 
     init(
       root: MustacheValue, assets: MustacheValue, home: MustacheValue, nav: MustacheValue,
-      data: MustacheValue
+      data: MustacheValue, isShared: Bool
     ) {
       self.root = root
       self.assets = assets
       self.home = home
       self.nav = nav
       self.data = data
+      self.isShared = isShared
     }
   }
 
@@ -207,7 +211,7 @@ struct PageContext: Sendable {
       let file = folder + "x.html"
       var chromes: [String: Chrome] = [:]
       for section in ["index", "board", "possessions", "contacts", ""] {
-        chromes[section] = context.makeChrome(file: file, section: section)
+        chromes[section] = context.makeChrome(file: file, section: section, isShared: true)
       }
       let links = TodoLinks(
         todos: context.plan.todos, strings: context.strings, fromFile: file, ownPK: nil)
@@ -229,7 +233,9 @@ struct PageContext: Sendable {
     return nil
   }
 
-  private func makeChrome(file: String, section current: String) -> Chrome {
+  private func makeChrome(file: String, section current: String, isShared: Bool = false)
+    -> Chrome
+  {
     let routes = plan.routes
     var nav: [MustacheValue] = []
     func navItem(_ name: String, _ label: String, _ section: String) {
@@ -252,9 +258,12 @@ struct PageContext: Sendable {
       (plan.hasContacts, "contacts"),
     ] where given {
       for format in ["json", "csv"] {
+        // `last` is false on the others, not absent: inside the loop a missing name is looked
+        // up in the page, which would keep the loop from being rendered once per folder.
         data.append([
           "name": .string("\(base).\(format)"),
           "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
+          "last": false,
         ])
       }
     }
@@ -266,7 +275,7 @@ struct PageContext: Sendable {
       assets: .string(routes.asset("assets/", fromFile: file)),
       home: .string(routes.link(to: homeName, fromFile: file)),
       nav: .array(nav),
-      data: .array(data.map { .computed($0) }))
+      data: .array(data.map { .computed($0) }), isShared: isShared)
   }
 
   /// The page the site's title links to: the task list, or the first section there is.

@@ -234,26 +234,55 @@ struct PageValues: MustacheObject {
   /// What the page's kind adds, and `content` once the body is rendered.
   var extra = Fields()
 
-  static let commonKeys = ["site", "labels", "page", "root", "assets", "home", "nav", "data"]
+  static let commonKeys = ["page"] + SharedPageValues.keys
 
   var keys: [String] { Self.commonKeys + extra.keys }
 
+  /// The values this page shares with every page of the same chrome.
+  var shared: SharedPageValues {
+    SharedPageValues(site: site, labels: labels, chrome: chrome)
+  }
+
   func value(forKey key: String) -> MustacheValue? {
-    switch key {
-    case "labels": labels
-    case "site": site
-    case "page": page
-    case "assets": chrome.assets
-    case "nav": chrome.nav
-    case "data": chrome.data
-    case "home": chrome.home
-    case "root": chrome.root
-    default: extra.value(forKey: key)
-    }
+    if key == "page" { return page }
+    return SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome)
+      ?? extra.value(forKey: key)
   }
 
   subscript(key: String) -> MustacheValue? {
     get { value(forKey: key) }
     set { extra[key] = newValue }
+  }
+}
+
+/// The top-level values that every page with the same chrome has alike: `site`, `labels` and
+/// the layout's links. Templates are specialized for them (see `PageRenderer`).
+struct SharedPageValues: MustacheObject {
+  let site: MustacheValue
+  let labels: MustacheValue
+  let chrome: PageContext.Chrome
+
+  static let keys = ["site", "labels", "root", "assets", "home", "nav", "data"]
+
+  var keys: [String] { Self.keys }
+
+  func value(forKey key: String) -> MustacheValue? {
+    Self.value(forKey: key, site: site, labels: labels, chrome: chrome)
+  }
+
+  /// The value of `key` when it is one of `keys`; nil otherwise.
+  static func value(
+    forKey key: String, site: MustacheValue, labels: MustacheValue, chrome: PageContext.Chrome
+  ) -> MustacheValue? {
+    switch key {
+    case "labels": labels
+    case "site": site
+    case "assets": chrome.assets
+    case "nav": chrome.nav
+    case "data": chrome.data
+    case "home": chrome.home
+    case "root": chrome.root
+    default: nil
+    }
   }
 }

@@ -1,0 +1,108 @@
+import Testing
+
+@testable import Mustache
+
+/// Some of a root's keys, as constants to specialize for.
+private struct Constants: MustacheObject {
+  let fields: [String: MustacheValue]
+
+  var keys: [String] { fields.keys.sorted() }
+
+  func value(forKey key: String) -> MustacheValue? { fields[key] }
+}
+
+@Suite struct SpecializationTests {
+  /// The subsets of `keys` a case is specialized for: none, all, each one alone, and every
+  /// other one.
+  private static func subsets(of keys: [String]) -> [[String]] {
+    var result: [[String]] = [[], keys]
+    result += keys.map { [$0] }
+    result.append(keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+    return result
+  }
+
+  @Test("a specialized spec template renders as the original, whatever keys are constant")
+  func specCases() throws {
+    var specialized = 0
+    var folded = 0
+    for specCase in SpecCase.all {
+      guard case .object(let data) = specCase.data else { continue }
+      let template = try Template(source: specCase.template, name: "test")
+      let partials = try DictionaryPartialResolver(sources: specCase.partials)
+      let expected = try template.render(specCase.data, partials: partials)
+      for keys in Self.subsets(of: data.keys.sorted()) {
+        let constants = Constants(fields: data.filter { keys.contains($0.key) })
+        let shared = template.specialized(for: constants, partials: partials)
+        let output = try shared.render(specCase.data, partials: partials)
+        #expect(output == expected, "\(specCase.testDescription), constant: \(keys)")
+        specialized += 1
+        if !shared.program.folds.isEmpty { folded += 1 }
+      }
+    }
+    #expect(specialized > 500)
+    // Most cases have a tag that reads only constants, or text next to one.
+    #expect(folded > specialized / 2)
+  }
+
+  @Test("what reads other keys stays live; what reads only constants is rendered once")
+  func foldsOnlyConstants() throws {
+    // In the second loop `page` is not in the items, so it is looked up in the root; so would
+    // `current` be in an item without it, which is why both items have it here.
+    let template = try Template(
+      source: "<{{site}}> {{page}} {{#nav}}[{{label}}{{#current}}*{{/current}}]{{/nav}}"
+        + " {{#nav}}({{page}}){{/nav}} {{missing}}|{{> footer}}|{{> body}}",
+      name: "layout.html")
+    let partials = try DictionaryPartialResolver(sources: [
+      "footer": "{{site}} footer", "body": "{{page}} body",
+    ])
+    let constants = Constants(fields: [
+      "site": "S&S",
+      "nav": [["label": "A", "current": true], ["label": "B", "current": false]],
+    ])
+    let shared = template.specialized(for: constants, partials: partials)
+    for page in ["one", "two"] {
+      let root: MustacheValue = [
+        "site": "S&S", "page": .string(page),
+        "nav": [["label": "A", "current": true], ["label": "B", "current": false]],
+      ]
+      let expected =
+        "<S&amp;S> \(page) [A*][B] (\(page))(\(page)) |S&amp;S footer|\(page) body"
+      #expect(try template.render(root, partials: partials) == expected)
+      #expect(try shared.render(root, partials: partials) == expected)
+    }
+    // Three folds: `<{{site}}> `, the first loop with the spaces around it, and the footer
+    // between its bars. `{{page}}`, the second loop (it reads `page` from the root),
+    // `{{missing}}` (not a constant, so the root might have it) and the body partial stay; so
+    // does the space after the second loop (text alone is not worth a fold).
+    #expect(shared.program.folds.count == 3)
+    let live = shared.program.ops.indices.filter { index in
+      var top = 0
+      while top < index { top = shared.program.extent(of: top) }
+      guard top == index else { return false }
+      switch shared.program.ops[index] {
+      case .folded, .text, .lines: return false
+      default: return true
+      }
+    }
+    #expect(live.count == 4)
+  }
+
+  @Test("a tag whose render fails stays, and fails when the page renders")
+  func failingPartialStays() throws {
+    let template = try Template(source: "{{site}}{{> missing}}", name: "layout.html")
+    let shared = template.specialized(
+      for: Constants(fields: ["site": "S"]), missingPartials: .throwError)
+    #expect(shared.program.folds.count == 1)
+    #expect(throws: TemplateError.self) {
+      try shared.render(["site": "S"], missingPartials: .throwError)
+    }
+    #expect(try shared.render(["site": "S"]) == "S")
+  }
+
+  @Test("with nothing to fold, the template itself comes back")
+  func nothingToFold() throws {
+    let template = try Template(source: "{{page}}", name: "t.html")
+    let shared = template.specialized(for: Constants(fields: ["site": "S"]))
+    #expect(shared.program === template.program)
+  }
+}
