@@ -73,4 +73,35 @@ import Testing
     let index = try String(contentsOfFile: folder + "/site/index.html", encoding: .utf8)
     #expect(index.contains("<!-- mine --><main"))
   }
+  @Test("a layout reading a page's values inside the navigation shows each page's own")
+  func pageValuesInSharedLoops() throws {
+    // The parts of the layout that show only the site, the labels and the folder's links are
+    // rendered once per folder; a loop over the navigation that reads the page is not one.
+    let folder = try makeTemporaryFolder()
+    #expect(runTaskpress(["init", folder]).status == 0)
+    try """
+      <title>{{page.title}}</title>
+      <nav>{{#nav}}[{{label}}: {{page.title}}{{#current}} (here){{/current}}]{{/nav}}</nav>
+      <footer>{{#data}}{{name}}={{last}};{{/data}} {{site.title}}</footer>
+      {{{content}}}
+      """.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
+    let corpus = try #require(Corpus.sampleDatabases)
+    try FileManager.default.copyItem(
+      atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
+      toPath: folder + "/todo.sqlite")
+    let result = runTaskpress(["build", "--config", folder + "/taskpress.json", "--quiet"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let pages = try FileManager.default.contentsOfDirectory(atPath: folder + "/site/todos")
+    #expect(pages.count > 1)
+    var titles: Set<String> = []
+    for page in pages {
+      let html = try String(contentsOfFile: folder + "/site/todos/" + page, encoding: .utf8)
+      let title = try #require(html.split(separator: "\n").first)
+        .replacingOccurrences(of: "<title>", with: "").replacingOccurrences(of: "</title>", with: "")
+      titles.insert(title)
+      #expect(html.contains("<nav>[Tasks: \(title) (here)][Board: \(title)]</nav>"), "\(page)")
+      #expect(html.contains("<footer>todos.json=false;todos.csv=true; "), "\(page)")
+    }
+    #expect(titles.count == pages.count)
+  }
 }
