@@ -80,11 +80,11 @@ import Testing
     let folder = try makeTemporaryFolder()
     #expect(runTaskpress(["init", folder]).status == 0)
     try """
-      <title>{{page.title}}</title>
-      <nav>{{#nav}}[{{label}}: {{page.title}}{{#current}} (here){{/current}}]{{/nav}}</nav>
-      <footer>{{#data}}{{name}}={{last}};{{/data}} {{site.title}}</footer>
-      {{{content}}}
-      """.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
+    <title>{{page.title}}</title>
+    <nav>{{#nav}}[{{label}}: {{page.title}}{{#current}} (here){{/current}}]{{/nav}}</nav>
+    <footer>{{#data}}{{name}}={{last}};{{/data}} {{site.title}}</footer>
+    {{{content}}}
+    """.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
     let corpus = try #require(Corpus.sampleDatabases)
     try FileManager.default.copyItem(
       atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
@@ -97,7 +97,8 @@ import Testing
     for page in pages {
       let html = try String(contentsOfFile: folder + "/site/todos/" + page, encoding: .utf8)
       let title = try #require(html.split(separator: "\n").first)
-        .replacingOccurrences(of: "<title>", with: "").replacingOccurrences(of: "</title>", with: "")
+        .replacingOccurrences(of: "<title>", with: "").replacingOccurrences(
+          of: "</title>", with: "")
       titles.insert(title)
       #expect(html.contains("<nav>[Tasks: \(title) (here)][Board: \(title)]</nav>"), "\(page)")
       #expect(html.contains("<footer>todos.json=false;todos.csv=true; "), "\(page)")
