@@ -544,7 +544,7 @@ including template's extension.
 | `assets` | `../assets/` | the relative path to `assets/` |
 | `home` | `../index.html` | the relative link to the front page |
 | `nav` | list | `{url, label, current}` for Tasks, Board, Possessions, Contacts (those given) |
-| `data` | list | `{name, url, last}` for each `data/*.json` and `data/*.csv` file |
+| `data` | list | `{name, url, last}` for each `data/*.json` and `data/*.csv` file; `last` is true on the last one only |
 | `labels.*` | `labels.complete` = `Complete` | every label of the locale (see below) |
 | `content` | HTML | in `layout.html` only: the rendered body; insert it with `{{{content}}}` |
 
