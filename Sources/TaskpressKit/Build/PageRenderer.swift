@@ -92,7 +92,10 @@ final class SpecializedTemplates: Sendable {
 
 /// Finds `{{> name}}` among the theme's templates: `name` with the including template's
 /// extension (`nav` from `layout.html` is `nav.html`), then `name` as written.
-struct ThemePartials: PartialResolver {
+///
+/// A class: a render holds it as `any PartialResolver`, which for a class is one reference to
+/// retain rather than a struct to copy.
+final class ThemePartials: PartialResolver {
   /// Templates by their path in the theme (`nav.html`).
   let templates: [String: Template]
   /// The answers for every template asking for any theme file by its name, with or without

@@ -141,18 +141,21 @@ struct TodoValue: MustacheObject {
   var keys: [String] { ["pk", "text", "title", "priority", "complete", "status", "check", "url"] }
 
   func value(forKey key: String) -> MustacheValue? {
-    let todo = links.todos[position]
+    // Each field is read from the array in place: a copy of the whole row would retain its
+    // text for every lookup.
+    let todos = links.todos
     let strings = links.strings
     return switch key {
     case "title":
-      .string(todo.text.isEmpty ? "\(strings.task) \(todo.pk)" : todo.text)
-    case "url": .string(links.link(todo.pk))
-    case "priority": strings.priority(todo.priority)
-    case "check": .string(todo.complete ? "☑" : "☐")
-    case "status": .string(todo.complete ? strings.complete : strings.inProgress)
-    case "complete": .bool(todo.complete)
-    case "pk": .int(todo.pk)
-    case "text": .string(todo.text)
+      todos[position].text.isEmpty
+        ? .string("\(strings.task) \(todos[position].pk)") : .string(todos[position].text)
+    case "url": .string(links.link(todos[position].pk))
+    case "priority": strings.priority(todos[position].priority)
+    case "check": .string(todos[position].complete ? "☑" : "☐")
+    case "status": .string(todos[position].complete ? strings.complete : strings.inProgress)
+    case "complete": .bool(todos[position].complete)
+    case "pk": .int(todos[position].pk)
+    case "text": .string(todos[position].text)
     default: nil
     }
   }
