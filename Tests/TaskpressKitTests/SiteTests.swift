@@ -91,6 +91,37 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     }
   }
 
+  @Test("links to possessions, contacts and photos made from the page's prefix equal Routes'")
+  func rowLinks() {
+    let files = [
+      "index.html", "todos/3.html", "todos/3/index.html", "possessions/index.html",
+      "possessions/4.html", "possessions/4/index.html", "contacts/index.html", "contacts/4.html",
+      "contacts/4/index.html", "404.html",
+    ]
+    for pretty in [false, true] {
+      let routes = Routes(prettyURLs: pretty)
+      let strings = RowStrings(routes: routes, labels: .builtIn(.en))
+      for file in files {
+        let own: Int64? = pretty && file.contains("/4/") ? 4 : nil
+        let possessions = PossessionLinks(strings: strings, fromFile: file, ownID: own)
+        let contacts = RowLinks(section: "contacts", routes: routes, fromFile: file, ownID: own)
+        for id: Int64 in [Int64.min, -7, 0, 4, 5, 999, Int64.max] {
+          #expect(
+            possessions.rows.link(id) == routes.link(to: "possessions/\(id)", fromFile: file),
+            "pretty: \(pretty), from \(file), id \(id)")
+          #expect(
+            contacts.link(id) == routes.link(to: "contacts/\(id)", fromFile: file),
+            "pretty: \(pretty), from \(file), id \(id)")
+        }
+        for photo in ["photos/0a1b.jpg", "photos/x.png", "photos/sub/y.gif", "other/z.webp"] {
+          #expect(
+            possessions.photo(photo) == routes.asset(photo, fromFile: file),
+            "pretty: \(pretty), from \(file), \(photo)")
+        }
+      }
+    }
+  }
+
   @Test("absolute URLs for canonical links and the sitemap")
   func absolute() {
     #expect(

@@ -123,20 +123,25 @@ struct PageContext: Sendable {
         todo(at: neighbour, links)
       }
     case .possessions:
+      let links = PossessionLinks(strings: strings, fromFile: file, ownID: nil)
       context["possessions"] = .list(
-        MustacheList(count: plan.possessions.count) { possession(at: $0, from: file) })
+        MustacheList(count: plan.possessions.count) { possession(at: $0, links) })
     case .possession(let position):
-      context["possession"] = possession(at: position, from: file)
+      let links = PossessionLinks(
+        strings: strings, fromFile: file, ownID: plan.possessions[position].id)
+      context["possession"] = possession(at: position, links)
       addNeighbours(position, count: plan.possessions.count, to: &context) { neighbour in
-        possession(at: neighbour, from: file)
+        possession(at: neighbour, links)
       }
     case .contacts:
-      context["contacts"] = .array(plan.contacts.indices.map { contact(at: $0, from: file) })
-      context["letters"] = letters(from: file)
+      let links = contactLinks(from: file, ownID: nil)
+      context["contacts"] = .array(plan.contacts.indices.map { contact(at: $0, links) })
+      context["letters"] = letters(links)
     case .contact(let position):
-      context["contact"] = contact(at: position, from: file)
+      let links = contactLinks(from: file, ownID: plan.contacts[position].id)
+      context["contact"] = contact(at: position, links)
       addNeighbours(position, count: plan.contacts.count, to: &context) { neighbour in
-        contact(at: neighbour, from: file)
+        contact(at: neighbour, links)
       }
     case .notFound:
       break
@@ -397,15 +402,18 @@ struct PageContext: Sendable {
 
   // MARK: - Possessions and contacts
 
-  private func possession(at position: Int, from file: String) -> MustacheValue {
+  private func possession(at position: Int, _ links: PossessionLinks) -> MustacheValue {
     let possession = plan.possessions[position]
     return .computed(
-      PossessionValue(
-        possession: possession, photo: photoFiles[possession.id], file: file, strings: strings))
+      PossessionValue(possession: possession, photo: photoFiles[possession.id], links: links))
   }
 
-  private func contact(at position: Int, from file: String) -> MustacheValue {
-    .computed(ContactValue(contact: plan.contacts[position], file: file, strings: strings))
+  private func contactLinks(from file: String, ownID: Int64?) -> RowLinks {
+    RowLinks(section: "contacts", routes: plan.routes, fromFile: file, ownID: ownID)
+  }
+
+  private func contact(at position: Int, _ links: RowLinks) -> MustacheValue {
+    .computed(ContactValue(contact: plan.contacts[position], links: links, strings: strings))
   }
 
   /// Contacts grouped by the first letter of their name, for the letter links.
@@ -413,13 +421,13 @@ struct PageContext: Sendable {
   /// Names are sorted by their lower-cased text, so names that start with no letter (`#`) can
   /// come before, between and after the letters; they still make one group (and one id), placed
   /// where the first of them is.
-  private func letters(from file: String) -> MustacheValue {
+  private func letters(_ links: RowLinks) -> MustacheValue {
     var order: [String] = []
     var groups: [String: [MustacheValue]] = [:]
     for position in plan.contacts.indices {
       let letter = Self.initial(of: plan.contacts[position].name)
       if groups[letter] == nil { order.append(letter) }
-      groups[letter, default: []].append(contact(at: position, from: file))
+      groups[letter, default: []].append(contact(at: position, links))
     }
     return .array(order.map { letterGroup($0, groups[$0] ?? []) })
   }

@@ -21,7 +21,9 @@ struct Fields: MustacheObject, ExpressibleByDictionaryLiteral {
   var keys: [String] { pairs.map(\.key) }
 
   func value(forKey key: String) -> MustacheValue? {
-    for pair in pairs where pair.key == key {
+    // Comparing lengths first is nearly free and rules out most keys.
+    let length = key.utf8.count
+    for pair in pairs where pair.key.utf8.count == length && pair.key == key {
       return pair.value
     }
     return nil
@@ -95,15 +97,86 @@ final class RowStrings: Sendable {
   }
 }
 
-/// What the to-dos on one page share: the rows, the texts, and the start and end of a link from
-/// this page to a to-do's page (`../todos/` and `.html`), so a link costs one concatenation.
+/// Links from one page to the pages of a section's rows (`todos/7.html`, `possessions/12/`):
+/// the same for every id but for the id itself, so each is the page's prefix, the id and the
+/// suffix, written straight into one string.
+struct RowLinks: Sendable {
+  let prefix: [UInt8]
+  let suffix: [UInt8]
+  /// The link of the page's own row, when the page is one: with pretty URLs it is `./`.
+  let own: (id: Int64, link: String)?
+
+  /// Makes the links to the rows of `section` (`todos`) from the page in `file`.
+  init(section: String, routes: Routes, fromFile file: String, ownID: Int64?) {
+    own = ownID.map { ($0, routes.link(to: "\(section)/\($0)", fromFile: file)) }
+    // Make the link to `section/x` and keep what is around the `x`.
+    (prefix, suffix) = Self.split(routes.link(to: section + "/x", fromFile: file))
+  }
+
+  /// Makes the links to the files of the folder `folder` (`photos/`) from the page in `file`;
+  /// `link` is not used with them, `file(named:)` is.
+  init(assetsIn folder: String, routes: Routes, fromFile file: String) {
+    own = nil
+    (prefix, suffix) = Self.split(routes.asset(folder + "x", fromFile: file))
+  }
+
+  private static func split(_ sample: String) -> ([UInt8], [UInt8]) {
+    let bytes = Array(sample.utf8)
+    let end = bytes.lastIndex(of: UInt8(ascii: "x")) ?? bytes.endIndex
+    return (Array(bytes[..<end]), end < bytes.endIndex ? Array(bytes[(end + 1)...]) : [])
+  }
+
+  /// The link to the page of the row with id `id`.
+  func link(_ id: Int64) -> String {
+    if let own, own.id == id { return own.link }
+    let magnitude = id.magnitude
+    var digits = 1
+    var rest = magnitude / 10
+    while rest > 0 {
+      digits += 1
+      rest /= 10
+    }
+    let sign = id < 0 ? 1 : 0
+    return String(unsafeUninitializedCapacity: prefix.count + sign + digits + suffix.count) {
+      buffer in
+      var index = 0
+      for byte in prefix {
+        buffer[index] = byte
+        index += 1
+      }
+      if id < 0 {
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
+      }
+      var value = magnitude
+      for position in stride(from: index + digits - 1, through: index, by: -1) {
+        buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+        value /= 10
+      }
+      index += digits
+      for byte in suffix {
+        buffer[index] = byte
+        index += 1
+      }
+      return index
+    }
+  }
+
+  /// The link to the file `name` of the folder these links were made for.
+  func file(named name: Substring) -> String {
+    var bytes = prefix
+    bytes.append(contentsOf: name.utf8)
+    bytes.append(contentsOf: suffix)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// What the to-dos on one page share: the rows, the texts, and the links from this page to the
+/// to-dos' pages.
 final class TodoLinks: Sendable {
   let todos: [Todo]
   let strings: RowStrings
-  let prefix: String
-  let suffix: String
-  /// The link of the page's own to-do, when the page is one: with pretty URLs it is `./`.
-  let own: (pk: Int64, link: String)?
+  let rows: RowLinks
 
   /// Makes the links of the to-dos in `todos` from the page in `file`.
   ///
@@ -115,19 +188,36 @@ final class TodoLinks: Sendable {
   init(todos: [Todo], strings: RowStrings, fromFile file: String, ownPK: Int64?) {
     self.todos = todos
     self.strings = strings
-    own = ownPK.map { ($0, strings.routes.link(to: "todos/\($0)", fromFile: file)) }
-    // A link to `todos/N` is the same for every N but for N itself: make the one to `todos/x`
-    // and keep what is around the `x`.
-    let sample = strings.routes.link(to: "todos/x", fromFile: file)
-    let end = sample.utf8.lastIndex(of: UInt8(ascii: "x")) ?? sample.utf8.endIndex
-    prefix = String(sample[..<end])
-    suffix = end < sample.endIndex ? String(sample[sample.index(after: end)...]) : ""
+    rows = RowLinks(section: "todos", routes: strings.routes, fromFile: file, ownID: ownPK)
   }
 
   /// The link to the page of the to-do with primary key `pk`.
   func link(_ pk: Int64) -> String {
-    if let own, own.pk == pk { return own.link }
-    return prefix + String(pk) + suffix
+    rows.link(pk)
+  }
+}
+
+/// What the possessions on one page share: the links from this page to their pages and to
+/// their photos.
+final class PossessionLinks: Sendable {
+  let strings: RowStrings
+  let rows: RowLinks
+  let photos: RowLinks
+  let file: String
+
+  init(strings: RowStrings, fromFile file: String, ownID: Int64?) {
+    self.strings = strings
+    self.file = file
+    rows = RowLinks(section: "possessions", routes: strings.routes, fromFile: file, ownID: ownID)
+    photos = RowLinks(assetsIn: "photos/", routes: strings.routes, fromFile: file)
+  }
+
+  /// The link to a photo of the site, `photos/NAME`.
+  func photo(_ path: String) -> String {
+    guard path.hasPrefix("photos/"), !path.utf8.dropFirst(7).contains(UInt8(ascii: "/")) else {
+      return strings.routes.asset(path, fromFile: file)
+    }
+    return photos.file(named: path.dropFirst(7))
   }
 }
 
@@ -145,6 +235,9 @@ struct TodoValue: MustacheObject {
     // text for every lookup.
     let todos = links.todos
     let strings = links.strings
+    // A key of another length is none of these: most lookups that fall through a to-do to the
+    // page (`labels`, `site`) end here.
+    guard (2...8).contains(key.utf8.count) else { return nil }
     return switch key {
     case "title":
       todos[position].text.isEmpty
@@ -165,8 +258,8 @@ struct TodoValue: MustacheObject {
 struct PossessionValue: MustacheObject {
   let possession: Possession
   let photo: PageContext.PhotoFile?
-  let file: String
-  let strings: RowStrings
+  let links: PossessionLinks
+  private var strings: RowStrings { links.strings }
 
   var keys: [String] {
     ["id", "name", "title", "text", "description", "url"] + (photo == nil ? [] : ["photo"])
@@ -177,7 +270,7 @@ struct PossessionValue: MustacheObject {
     case "title", "text":
       .string(
         possession.name.isEmpty ? "\(strings.possessions) \(possession.id)" : possession.name)
-    case "url": .string(strings.routes.link(to: "possessions/\(possession.id)", fromFile: file))
+    case "url": .string(links.rows.link(possession.id))
     case "photo": photo.map(photoValue)
     case "name": .string(possession.name)
     case "description": .string(possession.description)
@@ -194,7 +287,7 @@ struct PossessionValue: MustacheObject {
     let height = photo.height ?? 320
     let scale = min(1, 320 / Double(max(width, height, 1)))
     let fields: Fields = [
-      "url": .string(strings.routes.asset(photo.path, fromFile: file)),
+      "url": .string(links.photo(photo.path)),
       "alt": .string(alt),
       "width": .int(Int64(width)),
       "height": .int(Int64(height)),
@@ -208,7 +301,7 @@ struct PossessionValue: MustacheObject {
 /// A contact as templates see it.
 struct ContactValue: MustacheObject {
   let contact: Contact
-  let file: String
+  let links: RowLinks
   let strings: RowStrings
 
   var keys: [String] { ["id", "name", "title", "text", "address", "phone", "url"] }
@@ -217,7 +310,7 @@ struct ContactValue: MustacheObject {
     switch key {
     case "title", "text":
       .string(contact.name.isEmpty ? "\(strings.contacts) \(contact.id)" : contact.name)
-    case "url": .string(strings.routes.link(to: "contacts/\(contact.id)", fromFile: file))
+    case "url": .string(links.link(contact.id))
     case "name": .string(contact.name)
     case "address": .string(contact.address)
     case "phone": .string(contact.phone)
@@ -247,7 +340,7 @@ struct PageValues: MustacheObject {
   }
 
   func value(forKey key: String) -> MustacheValue? {
-    if key == "page" { return page }
+    if key.utf8.count == 4 && key == "page" { return page }
     return SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome)
       ?? extra.value(forKey: key)
   }
@@ -277,15 +370,27 @@ struct SharedPageValues: MustacheObject {
   static func value(
     forKey key: String, site: MustacheValue, labels: MustacheValue, chrome: PageContext.Chrome
   ) -> MustacheValue? {
-    switch key {
-    case "labels": labels
-    case "site": site
-    case "assets": chrome.assets
-    case "nav": chrome.nav
-    case "data": chrome.data
-    case "home": chrome.home
-    case "root": chrome.root
-    default: nil
+    // By length first: every page's own keys (`todo`, `content`, ...) are looked up here
+    // before they are found in the page, so a miss must be cheap.
+    switch key.utf8.count {
+    case 3:
+      key == "nav" ? chrome.nav : nil
+    case 4:
+      switch key {
+      case "site": site
+      case "data": chrome.data
+      case "home": chrome.home
+      case "root": chrome.root
+      default: nil
+      }
+    case 6:
+      switch key {
+      case "labels": labels
+      case "assets": chrome.assets
+      default: nil
+      }
+    default:
+      nil
     }
   }
 }
