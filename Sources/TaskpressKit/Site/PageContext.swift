@@ -89,11 +89,12 @@ struct PageContext: Sendable {
 
   /// ``values(for:)`` of a page whose file (`plan.file(of: page)`) the caller has already.
   func values(for page: SitePlan.Page, file: String) -> PageValues {
-    var context = common(for: page, file: file)
+    let folder = folderValues(of: file)
+    var context = common(for: page, file: file, folder: folder)
     switch page {
     case .index(let number):
       let positions = plan.todoPositions(onIndexPage: number)
-      let links = todoLinks(from: file)
+      let links = todoLinks(from: file, folder: folder)
       context["groups"] = groups(positions, links)
       context["todos"] = .list(
         MustacheList(count: positions.count) { todo(at: positions.lowerBound + $0, links) })
@@ -117,7 +118,7 @@ struct PageContext: Sendable {
       ])
       context["counts"] = counts()
     case .todo(let position):
-      let links = todoLinks(from: file, ownPK: plan.todos[position].pk)
+      let links = todoLinks(from: file, folder: folder, ownPK: plan.todos[position].pk)
       context["todo"] = todo(at: position, links)
       addNeighbours(position, count: plan.todos.count, to: &context) { neighbour in
         todo(at: neighbour, links)
@@ -151,22 +152,19 @@ struct PageContext: Sendable {
 
   // MARK: - Common to every page
 
-  private func common(for page: SitePlan.Page, file: String) -> PageValues {
+  private func common(for page: SitePlan.Page, file: String, folder: FolderValues?)
+    -> PageValues
+  {
     let routes = plan.routes
-    var pageValue: Fields = [
-      "title": .string(title(of: page)),
-      "kind": .string(Self.kind(of: page)),
-      "file": .string(file),
-    ]
+    var pageValue = PageInfo(title: title(of: page), kind: Self.kind(of: page), file: file)
     if let baseURL, page != .notFound {
-      pageValue["canonical"] = .string(routes.absolute(plan.name(of: page), baseURL: baseURL))
+      pageValue.canonical = routes.absolute(plan.name(of: page), baseURL: baseURL)
     }
     if page == .contacts {
-      pageValue["script"] = "search.js"
+      pageValue.script = "search.js"
     }
     let section = Self.section(of: page)
-    let chrome =
-      folderValues(of: file)?.chromes[section] ?? makeChrome(file: file, section: section)
+    let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
     return PageValues(
       site: siteValue, labels: labelsValue, page: .computed(pageValue), chrome: chrome)
   }
@@ -226,16 +224,18 @@ struct PageContext: Sendable {
 
   /// The values of the folder `file` is in, when they were made up front.
   private func folderValues(of file: String) -> FolderValues? {
-    let bytes = file.utf8
-    let length =
-      bytes.lastIndex(of: UInt8(ascii: "/")).map {
-        bytes.distance(from: bytes.startIndex, to: $0) + 1
-      } ?? 0
-    for entry in folders
-    where entry.folder.utf8.count == length && bytes.starts(with: entry.folder.utf8) {
-      return entry
+    guard !folders.isEmpty else { return nil }
+    var file = file
+    return file.withUTF8 { bytes in
+      var length = bytes.count
+      while length > 0 && bytes[length - 1] != UInt8(ascii: "/") { length -= 1 }
+      let folder = UnsafeBufferPointer(rebasing: bytes[..<length])
+      for entry in folders where entry.folder.utf8.count == length {
+        var name = entry.folder
+        if name.withUTF8({ $0.elementsEqual(folder) }) { return entry }
+      }
+      return nil
     }
-    return nil
   }
 
   private func makeChrome(file: String, section current: String, isShared: Bool = false)
@@ -306,9 +306,11 @@ struct PageContext: Sendable {
     .computed(TodoValue(links: links, position: position))
   }
 
-  private func todoLinks(from file: String, ownPK: Int64? = nil) -> TodoLinks {
+  private func todoLinks(from file: String, folder: FolderValues?, ownPK: Int64? = nil)
+    -> TodoLinks
+  {
     // Without pretty URLs a page's link to its own to-do is made like any other.
-    folderValues(of: file)?.todoLinks
+    folder?.todoLinks
       ?? TodoLinks(todos: plan.todos, strings: strings, fromFile: file, ownPK: ownPK)
   }
 
@@ -390,7 +392,8 @@ struct PageContext: Sendable {
   }
 
   private func column(_ key: String, _ label: String, _ positions: [Int]) -> MustacheValue {
-    let links = todoLinks(from: plan.file(of: .board))
+    let file = plan.file(of: .board)
+    let links = todoLinks(from: file, folder: folderValues(of: file))
     return .object([
       "key": .string(key), "label": .string(label), "count": .int(Int64(positions.count)),
       "todos": .list(
@@ -465,7 +468,7 @@ struct PageContext: Sendable {
     context["hasNeighbours"] = .bool(count > 1)
   }
 
-  private func nonEmpty(_ text: String, _ fallback: String) -> String {
-    text.isEmpty ? fallback : text
+  private func nonEmpty(_ text: String, _ fallback: @autoclosure () -> String) -> String {
+    text.isEmpty ? fallback() : text
   }
 }

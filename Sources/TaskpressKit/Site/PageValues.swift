@@ -14,6 +14,12 @@ struct Fields: MustacheObject, ExpressibleByDictionaryLiteral {
     pairs = []
   }
 
+  /// No fields yet, with room for `capacity`.
+  init(capacity: Int) {
+    pairs = []
+    pairs.reserveCapacity(capacity)
+  }
+
   init(dictionaryLiteral elements: (String, MustacheValue)...) {
     pairs = elements.map { (key: $0.0, value: $0.1) }
   }
@@ -320,6 +326,38 @@ struct ContactValue: MustacheObject {
   }
 }
 
+/// What a page says of itself: `page.title`, `page.kind`, `page.file`, and `page.canonical`
+/// and `page.script` when it has them.
+struct PageInfo: MustacheObject {
+  let title: String
+  let kind: String
+  let file: String
+  var canonical: String?
+  var script: String?
+
+  init(title: String, kind: String, file: String) {
+    self.title = title
+    self.kind = kind
+    self.file = file
+  }
+
+  var keys: [String] {
+    ["title", "kind", "file"] + (canonical == nil ? [] : ["canonical"])
+      + (script == nil ? [] : ["script"])
+  }
+
+  func value(forKey key: String) -> MustacheValue? {
+    switch key {
+    case "title": .string(title)
+    case "kind": .string(kind)
+    case "file": .string(file)
+    case "canonical": canonical.map { .string($0) }
+    case "script": script.map { .string($0) }
+    default: nil
+    }
+  }
+}
+
 /// Everything a page's templates see at the top level: what every page has (`site`, `labels`,
 /// `page`, the layout's links) and what its kind adds (`todo`, `groups`, `content`, ...).
 struct PageValues: MustacheObject {
@@ -327,8 +365,9 @@ struct PageValues: MustacheObject {
   let labels: MustacheValue
   let page: MustacheValue
   let chrome: PageContext.Chrome
-  /// What the page's kind adds, and `content` once the body is rendered.
-  var extra = Fields()
+  /// What the page's kind adds, and `content` once the body is rendered: room for a to-do
+  /// page's five.
+  var extra = Fields(capacity: 5)
 
   static let commonKeys = ["page"] + SharedPageValues.keys
 
