@@ -134,20 +134,22 @@ struct JSONWriter {
   mutating func array<T>(_ items: [T], _ fields: (T) -> [(String, Value)]) {
     bytes.reserveCapacity(items.count * 160)
     bytes.append(UInt8(ascii: "["))
-    // Every object has the same keys: each is escaped once, with what comes before it.
-    var keyPrefixes: [String: [UInt8]] = [:]
+    // The objects have the same keys in the same order: each key is escaped once, with what
+    // comes before it, and kept by its position (with the key, in case an object differs).
+    var keyPrefixes: [(key: String, bytes: [UInt8])] = []
     for (index, item) in items.enumerated() {
       append(index == 0 ? "\n  {" : ",\n  {")
       for (position, (key, value)) in fields(item).enumerated() {
-        let cacheKey = position == 0 ? "0" + key : "1" + key
-        if let prefix = keyPrefixes[cacheKey] {
-          bytes.append(contentsOf: prefix)
+        if position < keyPrefixes.count, keyPrefixes[position].key == key {
+          bytes.append(contentsOf: keyPrefixes[position].bytes)
         } else {
           let start = bytes.count
           append(position == 0 ? "\n    " : ",\n    ")
           string(key)
           append(": ")
-          keyPrefixes[cacheKey] = Array(bytes[start...])
+          if position == keyPrefixes.count {
+            keyPrefixes.append((key, Array(bytes[start...])))
+          }
         }
         switch value {
         case .string(let text?): string(text)
@@ -169,12 +171,16 @@ struct JSONWriter {
   private mutating func integer(_ number: Int64) {
     if number < 0 { bytes.append(UInt8(ascii: "-")) }
     var magnitude = number.magnitude
-    var digits: [UInt8] = []
-    repeat {
-      digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
-    bytes.append(contentsOf: digits.reversed())
+    // 20 digits hold any Int64; written from the end, with no array of their own.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = digits.count
+      repeat {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    }
   }
 
   private static let hex = Array("0123456789abcdef".utf8)
@@ -223,20 +229,24 @@ struct CSVWriter {
   mutating func row(_ fields: [String]) {
     for (index, field) in fields.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      let needsQuotes = field.utf8.contains { byte in
-        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
+      var field = field
+      field.withUTF8 { utf8 in
+        let needsQuotes = utf8.contains { byte in
+          byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
+        }
+        guard needsQuotes else {
+          bytes.append(contentsOf: utf8)
+          return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+          bytes.append(byte)
+          if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "\""))
       }
-      guard needsQuotes else {
-        bytes.append(contentsOf: field.utf8)
-        continue
-      }
-      bytes.append(UInt8(ascii: "\""))
-      for byte in field.utf8 {
-        bytes.append(byte)
-        if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-      }
-      bytes.append(UInt8(ascii: "\""))
     }
-    bytes.append(contentsOf: [0x0D, 0x0A])
+    bytes.append(0x0D)
+    bytes.append(0x0A)
   }
 }
