@@ -14,6 +14,10 @@ public enum MustacheValue: Sendable, Equatable {
   case double(Double)
   /// Text; interpolates escaped as the template's ``Escaping`` says.
   case string(String)
+  /// Text given as UTF-8 bytes (which must be valid UTF-8): it behaves as `.string` with that
+  /// text, without being made into a `String` first. For a large text made as bytes and
+  /// inserted once, such as a page's rendered HTML.
+  case utf8([UInt8])
   /// A list: a section renders once per element.
   case array([MustacheValue])
   /// A hash: its keys are names a template can look up.
@@ -58,6 +62,9 @@ extension MustacheValue {
     case (.int(let a), .int(let b)): return a == b
     case (.double(let a), .double(let b)): return a == b
     case (.string(let a), .string(let b)): return a == b
+    case (.utf8(let a), .utf8(let b)): return a == b
+    case (.utf8(let a), .string(let b)), (.string(let b), .utf8(let a)):
+      return String(decoding: a, as: UTF8.self) == b
     case (.array(let a), .array(let b)): return a == b
     case (.list(let a), .list(let b)): return a == b
     case (.object, .object), (.object, .computed), (.computed, .object), (.computed, .computed):
@@ -122,6 +129,7 @@ extension MustacheValue {
     case .int(let value): return value != 0
     case .double(let value): return value != 0 && !value.isNaN
     case .string(let value): return !value.isEmpty
+    case .utf8(let bytes): return !bytes.isEmpty
     case .array(let values): return !values.isEmpty
     case .list(let list): return list.count > 0
     case .object, .computed: return true
@@ -137,6 +145,7 @@ extension MustacheValue {
     case .int(let value): return String(value)
     case .double(let value): return Self.format(value)
     case .string(let value): return value
+    case .utf8(let bytes): return String(decoding: bytes, as: UTF8.self)
     case .array(let values): return values.map(\.interpolatedText).joined(separator: ",")
     case .list(let list):
       return (0..<list.count).map { list[$0].interpolatedText }.joined(separator: ",")

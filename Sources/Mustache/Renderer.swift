@@ -354,6 +354,8 @@ struct Renderer {
       break
     case .string(let text):
       escaping.appendEscaped(text, to: &output)
+    case .utf8(let bytes):
+      bytes.withUnsafeBufferPointer { escaping.append($0, to: &output) }
     case .int(let number):
       Self.appendDecimal(number, escaping: escaping, into: &output)
     default:

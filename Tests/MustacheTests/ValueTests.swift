@@ -76,4 +76,23 @@ import Testing
     #expect(try template.render(second) == "123")
     #expect(first == second)
   }
+  @Test("text given as UTF-8 bytes renders, tests and compares as the same string")
+  func utf8Bytes() throws {
+    let text = "<a href=\"x\">Søren & co</a>"
+    let bytes = MustacheValue.utf8(Array(text.utf8))
+    #expect(bytes == .string(text))
+    #expect(MustacheValue.string(text) == bytes)
+    #expect(bytes != .string("other"))
+    #expect(bytes.isTruthy)
+    #expect(!MustacheValue.utf8([]).isTruthy)
+    #expect(bytes.interpolatedText == text)
+    for source in ["{{v}}", "{{{v}}}", "{{#v}}[{{.}}]{{/v}}", "{{^v}}none{{/v}}"] {
+      for name in ["t.html", "t.md", "t.txt"] {
+        let template = try Template(source: source, name: name)
+        #expect(
+          try template.render(["v": bytes]) == template.render(["v": .string(text)]),
+          "\(source) in \(name)")
+      }
+    }
+  }
 }

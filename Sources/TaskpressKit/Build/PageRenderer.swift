@@ -48,9 +48,12 @@ struct PageRenderer: Sendable {
     var rendered: [UInt8] = []
     try body.render(
       .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
-    values["content"] = .string(
+    // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes; a body
+    // of another kind is made a string, which mends any invalid UTF-8 of a template.
+    values["content"] =
       body.escaping == .markdown
-        ? Markdown.html(from: rendered) : String(decoding: rendered, as: UTF8.self))
+      ? .utf8(Markdown.htmlBytes(from: rendered))
+      : .string(String(decoding: rendered, as: UTF8.self))
     var output: [UInt8] = []
     output.reserveCapacity(rendered.count + 4096)
     try layout.render(

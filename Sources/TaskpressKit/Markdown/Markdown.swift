@@ -56,7 +56,25 @@ public enum Markdown {
     source.withUnsafeBytes { render($0, options: options) }
   }
 
+  /// Renders the UTF-8 text in `source` as HTML, as UTF-8 bytes; see
+  /// ``html(from:options:)-(String,_)``. With ``Options/validateUTF8`` (the default) the bytes
+  /// are valid UTF-8 whatever `source` holds.
+  public static func htmlBytes(from source: [UInt8], options: Options = .default) -> [UInt8] {
+    source.withUnsafeBytes { bytes in
+      render(bytes, options: options) { Array($0) } ?? []
+    }
+  }
+
   private static func render(_ bytes: UnsafeRawBufferPointer, options: Options) -> String {
+    render(bytes, options: options) { String(decoding: $0, as: UTF8.self) } ?? ""
+  }
+
+  /// Renders `bytes` and hands the HTML to `body` before libcmark's memory is dropped; nil if
+  /// libcmark could not allocate.
+  private static func render<Result>(
+    _ bytes: UnsafeRawBufferPointer, options: Options,
+    _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result? {
     // cmark reads `len` bytes and never dereferences the pointer when `len` is 0.
     let empty: StaticString = ""
     let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
@@ -65,15 +83,15 @@ public enum Markdown {
     let arena = MarkdownArena.current
     defer { arena.reset() }
     guard let parser = cmark_parser_new_with_mem(options.rawValue, MarkdownArena.allocator) else {
-      return ""
+      return nil
     }
     cmark_parser_feed(parser, start.assumingMemoryBound(to: CChar.self), bytes.count)
     guard let document = cmark_parser_finish(parser),
       let html = cmark_render_html(document, options.rawValue)
     else {
-      return ""
+      return nil
     }
-    return String(decoding: UnsafeRawBufferPointer(start: html, count: strlen(html)), as: UTF8.self)
+    return body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
   }
 
   /// The version of the libcmark linked in, e.g. `0.30.2`.
