@@ -241,20 +241,20 @@ struct TodoValue: MustacheObject {
     // text for every lookup.
     let todos = links.todos
     let strings = links.strings
-    // A key of another length is none of these: most lookups that fall through a to-do to the
-    // page (`labels`, `site`) end here.
-    guard (2...8).contains(key.utf8.count) else { return nil }
-    return switch key {
-    case "title":
+    // By length first: a lookup that falls through a to-do to the page (`labels`, `site`)
+    // costs at most one comparison of strings.
+    return switch key.utf8.count {
+    case 2 where key == "pk": .int(todos[position].pk)
+    case 3 where key == "url": .string(links.link(todos[position].pk))
+    case 4 where key == "text": .string(todos[position].text)
+    case 5 where key == "title":
       todos[position].text.isEmpty
         ? .string("\(strings.task) \(todos[position].pk)") : .string(todos[position].text)
-    case "url": .string(links.link(todos[position].pk))
-    case "priority": strings.priority(todos[position].priority)
-    case "check": .string(todos[position].complete ? "☑" : "☐")
-    case "status": .string(todos[position].complete ? strings.complete : strings.inProgress)
-    case "complete": .bool(todos[position].complete)
-    case "pk": .int(todos[position].pk)
-    case "text": .string(todos[position].text)
+    case 5 where key == "check": .string(todos[position].complete ? "☑" : "☐")
+    case 6 where key == "status":
+      .string(todos[position].complete ? strings.complete : strings.inProgress)
+    case 8 where key == "priority": strings.priority(todos[position].priority)
+    case 8 where key == "complete": .bool(todos[position].complete)
     default: nil
     }
   }
@@ -272,15 +272,16 @@ struct PossessionValue: MustacheObject {
   }
 
   func value(forKey key: String) -> MustacheValue? {
-    switch key {
-    case "title", "text":
+    // By length first, as `TodoValue` does.
+    switch key.utf8.count {
+    case 5 where key == "title", 4 where key == "text":
       .string(
         possession.name.isEmpty ? "\(strings.possessions) \(possession.id)" : possession.name)
-    case "url": .string(links.rows.link(possession.id))
-    case "photo": photo.map(photoValue)
-    case "name": .string(possession.name)
-    case "description": .string(possession.description)
-    case "id": .int(possession.id)
+    case 3 where key == "url": .string(links.rows.link(possession.id))
+    case 5 where key == "photo": photo.map(photoValue)
+    case 4 where key == "name": .string(possession.name)
+    case 11 where key == "description": .string(possession.description)
+    case 2 where key == "id": .int(possession.id)
     default: nil
     }
   }
