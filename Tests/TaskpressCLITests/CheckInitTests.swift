@@ -64,15 +64,21 @@ import Testing
     var layout = try String(contentsOfFile: folder + "/templates/layout.html", encoding: .utf8)
     layout = layout.replacingOccurrences(of: "<main", with: "<!-- mine --><main")
     try layout.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
+    try buildWithSampleTodos(folder)
+    let index = try String(contentsOfFile: folder + "/site/index.html", encoding: .utf8)
+    #expect(index.contains("<!-- mine --><main"))
+  }
+
+  /// Builds the site `init` configured in `folder`, with a real to-do database from the corpus.
+  private func buildWithSampleTodos(_ folder: String) throws {
     let corpus = try #require(Corpus.sampleDatabases)
     try FileManager.default.copyItem(
       atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
       toPath: folder + "/todo.sqlite")
     let result = runTaskpress(["build", "--config", folder + "/taskpress.json", "--quiet"])
     #expect(result.status == 0, "\(result.stderr)")
-    let index = try String(contentsOfFile: folder + "/site/index.html", encoding: .utf8)
-    #expect(index.contains("<!-- mine --><main"))
   }
+
   @Test("a layout reading a page's values inside the navigation shows each page's own")
   func pageValuesInSharedLoops() throws {
     // The parts of the layout that show only the site, the labels and the folder's links are
@@ -85,12 +91,7 @@ import Testing
     <footer>{{#data}}{{name}}={{last}};{{/data}} {{site.title}}</footer>
     {{{content}}}
     """.write(toFile: folder + "/templates/layout.html", atomically: true, encoding: .utf8)
-    let corpus = try #require(Corpus.sampleDatabases)
-    try FileManager.default.copyItem(
-      atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
-      toPath: folder + "/todo.sqlite")
-    let result = runTaskpress(["build", "--config", folder + "/taskpress.json", "--quiet"])
-    #expect(result.status == 0, "\(result.stderr)")
+    try buildWithSampleTodos(folder)
     let pages = try FileManager.default.contentsOfDirectory(atPath: folder + "/site/todos")
     #expect(pages.count > 1)
     var titles: Set<String> = []

@@ -169,17 +169,9 @@ struct JSONWriter {
   }
 
   private mutating func integer(_ number: Int64) {
-    if number < 0 { bytes.append(UInt8(ascii: "-")) }
-    var magnitude = number.magnitude
-    // 20 digits hold any Int64; written from the end, with no array of their own.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var start = digits.count
-      repeat {
-        start -= 1
-        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
+      let end = DecimalText.write(number, into: buffer, at: 0)
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
     }
   }
 
@@ -248,5 +240,38 @@ struct CSVWriter {
     }
     bytes.append(0x0D)
     bytes.append(0x0A)
+  }
+}
+
+/// Integers written as decimal text straight into a buffer, as `String(number)` writes them.
+enum DecimalText {
+  /// The longest an `Int64` is written: a sign and 19 digits.
+  static let maximumLength = 20
+
+  /// How many bytes `number` takes.
+  static func length(_ number: Int64) -> Int {
+    var digits = 1
+    var rest = number.magnitude / 10
+    while rest > 0 {
+      digits += 1
+      rest /= 10
+    }
+    return number < 0 ? digits + 1 : digits
+  }
+
+  /// Writes `number` into `buffer` from `index`; returns the index after it.
+  static func write(_ number: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int)
+    -> Int
+  {
+    let end = index + length(number)
+    var magnitude = number.magnitude
+    var position = end
+    repeat {
+      position -= 1
+      buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
+    if number < 0 { buffer[index] = UInt8(ascii: "-") }
+    return end
   }
 }

@@ -135,31 +135,14 @@ struct RowLinks: Sendable {
   /// The link to the page of the row with id `id`.
   func link(_ id: Int64) -> String {
     if let own, own.id == id { return own.link }
-    let magnitude = id.magnitude
-    var digits = 1
-    var rest = magnitude / 10
-    while rest > 0 {
-      digits += 1
-      rest /= 10
-    }
-    let sign = id < 0 ? 1 : 0
-    return String(unsafeUninitializedCapacity: prefix.count + sign + digits + suffix.count) {
-      buffer in
+    let capacity = prefix.count + DecimalText.length(id) + suffix.count
+    return String(unsafeUninitializedCapacity: capacity) { buffer in
       var index = 0
       for byte in prefix {
         buffer[index] = byte
         index += 1
       }
-      if id < 0 {
-        buffer[index] = UInt8(ascii: "-")
-        index += 1
-      }
-      var value = magnitude
-      for position in stride(from: index + digits - 1, through: index, by: -1) {
-        buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-        value /= 10
-      }
-      index += digits
+      index = DecimalText.write(id, into: buffer, at: index)
       for byte in suffix {
         buffer[index] = byte
         index += 1
