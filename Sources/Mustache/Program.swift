@@ -117,6 +117,10 @@ final class Program: Sendable {
   let blocks: [BlockOp]
   let arguments: [Int32]
   let folds: [FoldOp]
+  /// For each of `partials`, the program its static name names, when it was looked up ahead
+  /// of the renders (see ``Template/specialized(for:partials:missingPartials:)``); empty when
+  /// none was.
+  let resolvedPartials: [Program?]
 
   /// Compiles the nodes of the template named `name`.
   init(nodes: [Node], name: String) {
@@ -135,11 +139,14 @@ final class Program: Sendable {
     blocks = builder.blocks
     arguments = builder.arguments
     folds = []
+    resolvedPartials = []
   }
 
   /// A copy of `base` with other instructions and text, and the folds they use; every other
   /// table is `base`'s.
-  init(_ base: Program, ops: [Op], bytes: [UInt8], folds: [FoldOp]) {
+  init(
+    _ base: Program, ops: [Op], bytes: [UInt8], folds: [FoldOp], resolvedPartials: [Program?]
+  ) {
     name = base.name
     self.ops = ops
     self.bytes = bytes
@@ -153,6 +160,7 @@ final class Program: Sendable {
     blocks = base.blocks
     arguments = base.arguments
     self.folds = folds
+    self.resolvedPartials = resolvedPartials
   }
 
   /// The index of the instruction after the one at `index` and its content.

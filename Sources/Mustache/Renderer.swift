@@ -276,6 +276,12 @@ struct Renderer {
   private mutating func partial(
     named name: String, from caller: Program, call: Int32, isDynamic: Bool
   ) throws -> Unmanaged<Program>? {
+    if !isDynamic, Int(call) < caller.resolvedPartials.count,
+      let known = caller.resolvedPartials[Int(call)]
+    {
+      // Looked up when the program was specialized; the program holds it.
+      return Unmanaged.passUnretained(known)
+    }
     let callerID = ObjectIdentifier(caller)
     for index in resolved.indices {
       let isMatch =

@@ -21,7 +21,9 @@ extension Template {
   ///
   /// - Parameters:
   ///   - constants: The keys every root will answer in the same way, and their values.
-  ///   - partials: The partials the renders will use: a folded partial is this resolver's.
+  ///   - partials: The partials the renders will use: a folded partial is this resolver's, and
+  ///     the partials the template names (not those named by a variable) are looked up in it
+  ///     now rather than at each render.
   ///   - missingPartials: The renders' policy for a missing partial.
   /// - Returns: The specialized template. Render it only as the root template (not as a
   ///   partial) and only with roots that are objects agreeing with `constants`; otherwise the
@@ -76,10 +78,18 @@ extension Template {
       index = next
     }
     closeRun(at: base.ops.count)
-    guard !folds.isEmpty else { return self }
+    // The partials the renders will call by name are the resolver's now and then: look them up
+    // once. One the resolver does not have is left to each render (and its policy).
+    let resolvedPartials = base.partials.map { call -> Program? in
+      guard call.dynamicName < 0 else { return nil }
+      // A resolver that throws is asked again, and throws, at each render.
+      return (try? partials?.partial(named: call.name, includedFrom: base.name))??.program
+    }
+    guard !folds.isEmpty || resolvedPartials.contains(where: { $0 != nil }) else { return self }
     return Template(
       name: name, escaping: escaping,
-      program: Program(base, ops: ops, bytes: bytes, folds: folds))
+      program: Program(
+        base, ops: ops, bytes: bytes, folds: folds, resolvedPartials: resolvedPartials))
   }
 }
 

@@ -1,6 +1,22 @@
+import Synchronization
 import Testing
 
 @testable import Mustache
+
+/// Partials by name, counting how often it is asked.
+private final class CountingResolver: PartialResolver {
+  let templates: [String: Template]
+  let calls = Atomic<Int>(0)
+
+  init(templates: [String: Template]) {
+    self.templates = templates
+  }
+
+  func partial(named name: String, includedFrom includer: String) -> Template? {
+    calls.add(1, ordering: .relaxed)
+    return templates[name]
+  }
+}
 
 /// Some of a root's keys, as constants to specialize for.
 private struct Constants: MustacheObject {
@@ -97,6 +113,30 @@ private struct Constants: MustacheObject {
       try shared.render(["site": "S"], missingPartials: .throwError)
     }
     #expect(try shared.render(["site": "S"]) == "S")
+  }
+
+  @Test("the partials a template names are looked up once, when it is specialized")
+  func partialsLookedUpOnce() throws {
+    let resolver = CountingResolver(
+      templates: ["row": try Template(source: "<{{page}}>", name: "row.html")])
+    let template = try Template(
+      source: "{{site}}{{> row}}{{#items}}{{> row}}{{/items}}{{> *which}}", name: "layout.html")
+    let shared = template.specialized(
+      for: Constants(fields: ["site": "S"]), partials: resolver, missingPartials: .throwError)
+    let specializing = resolver.calls.load(ordering: .relaxed)
+    func root(_ page: String) -> MustacheValue {
+      ["site": "S", "page": .string(page), "items": [["page": "i"]], "which": "row"]
+    }
+    for page in ["a", "b", "c"] {
+      let output = try shared.render(root(page), partials: resolver, missingPartials: .throwError)
+      #expect(output == "S<\(page)><i><\(page)>")
+    }
+    // The renders asked only for the dynamic `*which`, once each; the two `{{> row}}` were
+    // looked up when the template was specialized.
+    #expect(resolver.calls.load(ordering: .relaxed) - specializing == 3)
+    #expect(
+      try shared.render(root("d"), partials: resolver)
+        == template.render(root("d"), partials: resolver))
   }
 
   @Test("with nothing to fold, the template itself comes back")
