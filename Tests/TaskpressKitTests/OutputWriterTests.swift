@@ -41,6 +41,24 @@ import Testing
     #expect(lines[3] == "\(ContentHash.hex(of: Array("bb".utf8))) 2 \(mtime) b.html")
   }
 
+  @Test("a file added with its hash made already is recorded and compared like any other")
+  func addWithKnownHash() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    let bytes = Array("a photo".utf8)
+    for round in 0..<2 {
+      let writer = try OutputWriter(root: root)
+      try writer.add("photos/p.jpg", bytes: bytes, hash: ContentHash(of: bytes))
+      let summary = try writer.commit()
+      #expect(summary.written == (round == 0 ? 1 : 0))
+      #expect(summary.unchanged == (round == 0 ? 0 : 1))
+      let text = String(
+        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+      #expect(text.contains("\(ContentHash.hex(of: bytes)) 7 "))
+    }
+  }
+
   @Test("an unchanged file keeps its bytes and its modification time")
   func unchangedKeepsMtime() throws {
     let tmp = try TemporaryFolder()

@@ -211,9 +211,10 @@ public enum Build {
       if photo.byteCount <= photoBufferLimit {
         buffer.removeAll(keepingCapacity: true)
         try source.streamPhoto(photo) { buffer.append(contentsOf: $0) }
-        path = "photos/\(ContentHash(of: buffer).hex).\(photo.format.fileExtension)"
+        let hash = ContentHash(of: buffer)
+        path = "photos/\(hash.hex).\(photo.format.fileExtension)"
         if staged.insert(path).inserted {
-          try writer.add(path, bytes: buffer)
+          try writer.add(path, bytes: buffer, hash: hash)
         }
       } else {
         var hasher = ContentHasher()

@@ -318,9 +318,17 @@ public final class OutputWriter: @unchecked Sendable {
   /// - Throws: `OutputError` naming the file: an invalid or repeated path, a symbolic link on
   ///   the way, a file in the way that taskpress did not write, a full disk, an interrupt.
   public func add(_ path: String, bytes: [UInt8]) throws {
+    try add(path, bytes: bytes, hash: nil)
+  }
+
+  /// Adds the file `path` with `bytes`, whose `ContentHash` the caller has already made (a
+  /// photo named by its hash); see ``add(_:bytes:)``.
+  public func add(_ path: String, bytes: [UInt8], hash: ContentHash?) throws {
     let slot = try reserve(path)
     do {
-      let staged = try bytes.withUnsafeBytes { try stage(slot, $0) }
+      let staged = try bytes.withUnsafeBytes {
+        try stage(slot, $0, hash: hash ?? ContentHash(of: $0))
+      }
       record(slot, staged)
     } catch {
       release(slot)
@@ -488,9 +496,10 @@ public final class OutputWriter: @unchecked Sendable {
 
   /// Decides whether `bytes` differ from what is at the slot's path and, when they do, stages
   /// them.
-  private func stage(_ slot: Slot, _ bytes: UnsafeRawBufferPointer) throws -> Staged {
+  private func stage(_ slot: Slot, _ bytes: UnsafeRawBufferPointer, hash: ContentHash) throws
+    -> Staged
+  {
     let path = slot.path
-    let hash = ContentHash(of: bytes)
     if let existing = try existingTarget(slot) {
       defer { existing.folder.release() }
       let info = existing.info
