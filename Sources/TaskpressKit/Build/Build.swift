@@ -204,17 +204,15 @@ public enum Build {
     var files: [Int64: PageContext.PhotoFile] = [:]
     var staged: Set<String> = []
     var large: [String: PhotoInfo] = [:]
-    var buffer: [UInt8] = []
     for possession in possessions {
       guard let photo = possession.photo else { continue }
       let path: String
       if photo.byteCount <= photoBufferLimit {
-        buffer.removeAll(keepingCapacity: true)
-        try source.streamPhoto(photo) { buffer.append(contentsOf: $0) }
-        let hash = ContentHash(of: buffer)
+        let bytes = try source.readPhoto(photo)
+        let hash = ContentHash(of: bytes)
         path = "photos/\(hash.hex).\(photo.format.fileExtension)"
         if staged.insert(path).inserted {
-          try writer.add(path, bytes: buffer, hash: hash)
+          try writer.add(path, bytes: bytes, hash: hash)
         }
       } else {
         var hasher = ContentHasher()

@@ -83,6 +83,18 @@ public final class PossessionSource {
     }
   }
 
+  /// The whole photo in memory, read straight into one array: for photos small enough to hold
+  /// (`Build.photoBufferLimit`); larger ones are streamed.
+  public func readPhoto(_ photo: PhotoInfo) throws -> [UInt8] {
+    do {
+      let blob = try source.open().openBlob(
+        table: source.table, column: columns[2], rowid: photo.rowid)
+      return try blob.read(offset: 0, count: blob.byteCount)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
   // MARK: - Sniffing
 
   /// The photo's format and size from its first bytes, read a little at a time. NULL or empty
