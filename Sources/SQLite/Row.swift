@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The storage class of a value, as `typeof()` reports it.
 public enum ColumnType: String, Sendable, Equatable {
   case integer
@@ -75,6 +81,18 @@ public struct Row {
   public func text(at index: Int) -> TextValue? {
     guard let bytes = bytes(at: index) else { return nil }
     return TextValue(bytes: bytes)
+  }
+
+  /// The text in column `index` when it is stored as text that is valid UTF-8 without NUL
+  /// bytes (most text is), read straight from SQLite's buffer; nil for anything else: NULL,
+  /// a number, a BLOB, or text that ``text(at:)`` must repair.
+  public func validText(at index: Int) -> String? {
+    guard columnType(at: index) == .text else { return nil }
+    let column = Int32(index)
+    guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard memchr(pointer, 0, count) == nil else { return nil }
+    return String(validating: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
   }
 
   /// The size in bytes of the value in column `index` (0 for NULL).

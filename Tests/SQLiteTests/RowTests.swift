@@ -53,6 +53,25 @@ import Testing
     }
   }
 
+  @Test("validText reads only text that needs no repair; text(at:) reads the rest")
+  func validTextFastPath() throws {
+    let select =
+      "SELECT 'caf\u{E9} \u{1F600}', '', CAST(X'61FF62' AS TEXT), CAST(X'610062' AS TEXT),"
+      + " NULL, 7, X'6162'"
+    try withRow(select) { row in
+      #expect(row.validText(at: 0) == "caf\u{E9} \u{1F600}")
+      #expect(row.validText(at: 1) == "")
+      // Invalid UTF-8, a NUL byte, NULL, a number, a BLOB: none is read this way.
+      for index in 2...6 { #expect(row.validText(at: index) == nil, "column \(index)") }
+      #expect(row.validText(at: 9) == nil)
+      // Whatever validText reads is what text(at:) reads, without repairs.
+      for index in 0...1 {
+        #expect(row.text(at: index)?.string == row.validText(at: index))
+        #expect(row.text(at: index)?.repairs == [])
+      }
+    }
+  }
+
   @Test("invalid UTF-8 is replaced with U+FFFD and reported")
   func invalidUTF8() throws {
     try withRow("SELECT CAST(X'61FF62C3' AS TEXT)") { row in

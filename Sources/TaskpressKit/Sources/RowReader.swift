@@ -16,6 +16,7 @@ struct RowReader {
   /// The text in `column`: NULL is empty, invalid UTF-8 is repaired, NUL bytes are dropped;
   /// each repair is a warning.
   mutating func text(_ row: Row, _ index: Int, field: String, location: String) -> String {
+    if let valid = row.validText(at: index) { return valid }
     guard let value = row.text(at: index) else {
       warn(location, "\(field) is NULL")
       return ""
