@@ -7,19 +7,15 @@ enum DataExport {
   static let todoColumns = ["pk", "text", "priority", "priority_label", "complete", "status"]
 
   static func todosJSON(_ todos: [Todo], labels: Labels) -> [UInt8] {
-    var json = JSONWriter()
     let texts = TodoTexts(labels)
-    json.array(todos) { todo in
-      [
-        ("pk", .integer(todo.pk)),
-        ("text", .string(todo.text)),
-        ("priority", .integer(todo.priority.number)),
-        ("priority_label", .string(texts.priority(todo.priority))),
-        ("complete", .bool(todo.complete)),
-        ("status", .string(todo.complete ? texts.complete : texts.inProgress)),
-      ]
+    return JSONWriter.array(todos, keys: todoColumns) { todo, json in
+      json.integer(todo.pk)
+      json.text(todo.text)
+      json.integer(todo.priority.number)
+      json.text(texts.priority(todo.priority))
+      json.bool(todo.complete)
+      json.text(todo.complete ? texts.complete : texts.inProgress)
     }
-    return json.bytes
   }
 
   static func todosCSV(_ todos: [Todo], labels: Labels) -> [UInt8] {
@@ -65,18 +61,14 @@ enum DataExport {
   ]
 
   static func possessionsJSON(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
-    var json = JSONWriter()
-    json.array(possessions) { possession in
-      [
-        ("id", .integer(possession.id)),
-        ("name", .string(possession.name)),
-        ("description", .string(possession.description)),
-        ("photo", .string(photoURLs[possession.id])),
-        ("photo_width", .integer(possession.photo?.width.map(Int64.init))),
-        ("photo_height", .integer(possession.photo?.height.map(Int64.init))),
-      ]
+    JSONWriter.array(possessions, keys: possessionColumns) { possession, json in
+      json.integer(possession.id)
+      json.text(possession.name)
+      json.text(possession.description)
+      json.text(photoURLs[possession.id])
+      json.integer(possession.photo?.width.map(Int64.init))
+      json.integer(possession.photo?.height.map(Int64.init))
     }
-    return json.bytes
   }
 
   static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
@@ -97,16 +89,12 @@ enum DataExport {
   static let contactColumns = ["id", "name", "address", "phone"]
 
   static func contactsJSON(_ contacts: [Contact]) -> [UInt8] {
-    var json = JSONWriter()
-    json.array(contacts) { contact in
-      [
-        ("id", .integer(contact.id)),
-        ("name", .string(contact.name)),
-        ("address", .string(contact.address)),
-        ("phone", .string(contact.phone)),
-      ]
+    JSONWriter.array(contacts, keys: contactColumns) { contact, json in
+      json.integer(contact.id)
+      json.text(contact.name)
+      json.text(contact.address)
+      json.text(contact.phone)
     }
-    return json.bytes
   }
 
   static func contactsCSV(_ contacts: [Contact]) -> [UInt8] {
@@ -122,45 +110,60 @@ enum DataExport {
 
 /// Writes an array of flat JSON objects with a fixed key order and two-space indentation.
 struct JSONWriter {
-  /// A field's value.
-  enum Value {
-    case string(String?)
-    case integer(Int64?)
-    case bool(Bool)
+  private(set) var bytes: [UInt8] = []
+  /// What goes before each value of an object, by the value's position: the separator, the
+  /// indentation and the key, escaped once for the whole array.
+  private var keyPrefixes: [[UInt8]] = []
+  /// The position of the next value in the object being written.
+  private var position = 0
+
+  /// The JSON array of `items`, each an object with `keys` in order; `fields` writes an item's
+  /// values, one call of `text`, `integer` or `bool` per key, in the same order.
+  static func array<T>(_ items: [T], keys: [String], _ fields: (T, inout JSONWriter) -> Void)
+    -> [UInt8]
+  {
+    var json = JSONWriter()
+    json.keyPrefixes = keys.enumerated().map { position, key in
+      var prefix = JSONWriter()
+      prefix.append(position == 0 ? "\n    " : ",\n    ")
+      prefix.string(key)
+      prefix.append(": ")
+      return prefix.bytes
+    }
+    json.bytes.reserveCapacity(items.count * 160)
+    json.append("[")
+    for (index, item) in items.enumerated() {
+      json.append(index == 0 ? "\n  {" : ",\n  {")
+      json.position = 0
+      fields(item, &json)
+      assert(json.position == keys.count, "an object of \(json.position) values for \(keys)")
+      json.append("\n  }")
+    }
+    json.append(items.isEmpty ? "]\n" : "\n]\n")
+    return json.bytes
   }
 
-  private(set) var bytes: [UInt8] = []
+  /// The next value: a string, or `null`.
+  mutating func text(_ value: String?) {
+    key()
+    if let value { string(value) } else { append("null") }
+  }
 
-  mutating func array<T>(_ items: [T], _ fields: (T) -> [(String, Value)]) {
-    bytes.reserveCapacity(items.count * 160)
-    bytes.append(UInt8(ascii: "["))
-    // The objects have the same keys in the same order: each key is escaped once, with what
-    // comes before it, and kept by its position (with the key, in case an object differs).
-    var keyPrefixes: [(key: String, bytes: [UInt8])] = []
-    for (index, item) in items.enumerated() {
-      append(index == 0 ? "\n  {" : ",\n  {")
-      for (position, (key, value)) in fields(item).enumerated() {
-        if position < keyPrefixes.count, keyPrefixes[position].key == key {
-          bytes.append(contentsOf: keyPrefixes[position].bytes)
-        } else {
-          let start = bytes.count
-          append(position == 0 ? "\n    " : ",\n    ")
-          string(key)
-          append(": ")
-          if position == keyPrefixes.count {
-            keyPrefixes.append((key, Array(bytes[start...])))
-          }
-        }
-        switch value {
-        case .string(let text?): string(text)
-        case .integer(let number?): integer(number)
-        case .bool(let flag): append(flag ? "true" : "false")
-        case .string(nil), .integer(nil): append("null")
-        }
-      }
-      append("\n  }")
-    }
-    append(items.isEmpty ? "]\n" : "\n]\n")
+  /// The next value: a number, or `null`.
+  mutating func integer(_ value: Int64?) {
+    key()
+    if let value { digits(value) } else { append("null") }
+  }
+
+  /// The next value: `true` or `false`.
+  mutating func bool(_ value: Bool) {
+    key()
+    append(value ? "true" : "false")
+  }
+
+  private mutating func key() {
+    bytes.append(contentsOf: keyPrefixes[position])
+    position += 1
   }
 
   private mutating func append(_ text: StaticString) {
@@ -168,7 +171,7 @@ struct JSONWriter {
       contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
-  private mutating func integer(_ number: Int64) {
+  private mutating func digits(_ number: Int64) {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
       let end = DecimalText.write(number, into: buffer, at: 0)
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
