@@ -22,11 +22,13 @@ enum DataExport {
     var csv = CSVWriter(header: todoColumns)
     let texts = TodoTexts(labels)
     for todo in todos {
-      csv.row([
-        String(todo.pk), todo.text, todo.priority.number.map(String.init) ?? "",
-        texts.priority(todo.priority), todo.complete ? "1" : "0",
-        todo.complete ? texts.complete : texts.inProgress,
-      ])
+      csv.integer(todo.pk)
+      csv.text(todo.text)
+      csv.integer(todo.priority.number)
+      csv.text(texts.priority(todo.priority))
+      csv.integer(todo.complete ? 1 : 0)
+      csv.text(todo.complete ? texts.complete : texts.inProgress)
+      csv.endRow()
     }
     return csv.bytes
   }
@@ -34,23 +36,26 @@ enum DataExport {
   /// The labels a to-do row needs, looked up once per file rather than once per row.
   private struct TodoTexts {
     let labels: Labels
-    let fixed: [Priority: String]
+    /// The labels of High, Medium, Low and no priority.
+    let fixed: [String]
     let complete: String
     let inProgress: String
 
     init(_ labels: Labels) {
       self.labels = labels
-      var fixed: [Priority: String] = [:]
-      for priority in [Priority.high, .medium, .low, .none] {
-        fixed[priority] = labels.priority(priority)
-      }
-      self.fixed = fixed
+      fixed = [Priority.high, .medium, .low, .none].map { labels.priority($0) }
       complete = labels.status(complete: true)
       inProgress = labels.status(complete: false)
     }
 
     func priority(_ priority: Priority) -> String {
-      fixed[priority] ?? labels.priority(priority)
+      switch priority {
+      case .high: fixed[0]
+      case .medium: fixed[1]
+      case .low: fixed[2]
+      case .none: fixed[3]
+      case .other: labels.priority(priority)
+      }
     }
   }
 
@@ -74,12 +79,13 @@ enum DataExport {
   static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
     var csv = CSVWriter(header: possessionColumns)
     for possession in possessions {
-      csv.row([
-        String(possession.id), possession.name, possession.description,
-        photoURLs[possession.id] ?? "",
-        possession.photo?.width.map(String.init) ?? "",
-        possession.photo?.height.map(String.init) ?? "",
-      ])
+      csv.integer(possession.id)
+      csv.text(possession.name)
+      csv.text(possession.description)
+      csv.text(photoURLs[possession.id] ?? "")
+      csv.integer(possession.photo?.width.map(Int64.init))
+      csv.integer(possession.photo?.height.map(Int64.init))
+      csv.endRow()
     }
     return csv.bytes
   }
@@ -100,7 +106,11 @@ enum DataExport {
   static func contactsCSV(_ contacts: [Contact]) -> [UInt8] {
     var csv = CSVWriter(header: contactColumns)
     for contact in contacts {
-      csv.row([String(contact.id), contact.name, contact.address, contact.phone])
+      csv.integer(contact.id)
+      csv.text(contact.name)
+      csv.text(contact.address)
+      csv.text(contact.phone)
+      csv.endRow()
     }
     return csv.bytes
   }
@@ -216,33 +226,55 @@ struct JSONWriter {
 /// a line break, quotes doubled.
 struct CSVWriter {
   private(set) var bytes: [UInt8] = []
+  /// Whether the row being written has a field yet.
+  private var rowStarted = false
 
   init(header: [String]) {
-    row(header)
+    for name in header { text(name) }
+    endRow()
   }
 
-  mutating func row(_ fields: [String]) {
-    for (index, field) in fields.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      var field = field
-      field.withUTF8 { utf8 in
-        let needsQuotes = utf8.contains { byte in
-          byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
-        }
-        guard needsQuotes else {
-          bytes.append(contentsOf: utf8)
-          return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-          bytes.append(byte)
-          if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+  /// The next field: `value`, quoted when it holds a comma, a quote or a line break.
+  mutating func text(_ value: String) {
+    separate()
+    var value = value
+    value.withUTF8 { utf8 in
+      let needsQuotes = utf8.contains { byte in
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
       }
+      guard needsQuotes else {
+        bytes.append(contentsOf: utf8)
+        return
+      }
+      bytes.append(UInt8(ascii: "\""))
+      for byte in utf8 {
+        bytes.append(byte)
+        if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+      }
+      bytes.append(UInt8(ascii: "\""))
     }
+  }
+
+  /// The next field: a number in decimal, or empty.
+  mutating func integer(_ value: Int64?) {
+    separate()
+    guard let value else { return }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
+      let end = DecimalText.write(value, into: buffer, at: 0)
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+    }
+  }
+
+  /// Ends the row.
+  mutating func endRow() {
     bytes.append(0x0D)
     bytes.append(0x0A)
+    rowStarted = false
+  }
+
+  private mutating func separate() {
+    if rowStarted { bytes.append(UInt8(ascii: ",")) }
+    rowStarted = true
   }
 }
 
