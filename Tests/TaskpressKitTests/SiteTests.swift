@@ -138,12 +138,18 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
 @Suite struct DataExportTests {
   @Test("CSV follows RFC 4180: CRLF, quotes doubled, fields with commas and breaks quoted")
   func csv() {
-    var csv = CSVWriter(header: ["a", "b"])
-    csv.row(["plain", "has,comma"])
-    csv.row(["say \"hi\"", "two\nlines"])
+    var csv = CSVWriter(header: ["a", "b", "c"])
+    csv.text("plain")
+    csv.text("has,comma")
+    csv.integer(-42)
+    csv.endRow()
+    csv.text("say \"hi\"")
+    csv.text("two\nlines")
+    csv.integer(nil)
+    csv.endRow()
     #expect(
       String(decoding: csv.bytes, as: UTF8.self)
-        == "a,b\r\nplain,\"has,comma\"\r\n\"say \"\"hi\"\"\",\"two\nlines\"\r\n")
+        == "a,b,c\r\nplain,\"has,comma\",-42\r\n\"say \"\"hi\"\"\",\"two\nlines\",\r\n")
   }
 
   @Test("JSON escapes quotes, backslashes and control characters, and keeps key order")
