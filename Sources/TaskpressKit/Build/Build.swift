@@ -303,9 +303,9 @@ public enum Build {
             shared.photosDone(makeContext(files ?? [:]), files: files ?? [:])
           case .todoData:
             let todos = plan.todosByPK
-            let labels = shared.plainContext.labels
-            try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, labels: labels))
-            try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, labels: labels))
+            let strings = shared.plainContext.strings
+            try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, strings: strings))
+            try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, strings: strings))
           case .possessionData:
             guard let files = shared.waitForPhotos(interrupt) else { return }
             let urls = files.photoFiles.mapValues(\.path)

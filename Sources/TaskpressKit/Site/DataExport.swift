@@ -6,57 +6,31 @@ enum DataExport {
 
   static let todoColumns = ["pk", "text", "priority", "priority_label", "complete", "status"]
 
-  static func todosJSON(_ todos: [Todo], labels: Labels) -> [UInt8] {
-    let texts = TodoTexts(labels)
-    return JSONWriter.array(todos, keys: todoColumns) { todo, json in
+  /// The JSON copy of `todos`; `strings` gives the priority and status labels.
+  static func todosJSON(_ todos: [Todo], strings: RowStrings) -> [UInt8] {
+    JSONWriter.array(todos, keys: todoColumns) { todo, json in
       json.integer(todo.pk)
       json.text(todo.text)
       json.integer(todo.priority.number)
-      json.text(texts.priority(todo.priority))
+      json.text(strings.priorityLabel(todo.priority))
       json.bool(todo.complete)
-      json.text(todo.complete ? texts.complete : texts.inProgress)
+      json.text(todo.complete ? strings.complete : strings.inProgress)
     }
   }
 
-  static func todosCSV(_ todos: [Todo], labels: Labels) -> [UInt8] {
+  /// The CSV copy of `todos`; `strings` gives the priority and status labels.
+  static func todosCSV(_ todos: [Todo], strings: RowStrings) -> [UInt8] {
     var csv = CSVWriter(header: todoColumns)
-    let texts = TodoTexts(labels)
     for todo in todos {
       csv.integer(todo.pk)
       csv.text(todo.text)
       csv.integer(todo.priority.number)
-      csv.text(texts.priority(todo.priority))
+      csv.text(strings.priorityLabel(todo.priority))
       csv.integer(todo.complete ? 1 : 0)
-      csv.text(todo.complete ? texts.complete : texts.inProgress)
+      csv.text(todo.complete ? strings.complete : strings.inProgress)
       csv.endRow()
     }
     return csv.bytes
-  }
-
-  /// The labels a to-do row needs, looked up once per file rather than once per row.
-  private struct TodoTexts {
-    let labels: Labels
-    /// The labels of High, Medium, Low and no priority.
-    let fixed: [String]
-    let complete: String
-    let inProgress: String
-
-    init(_ labels: Labels) {
-      self.labels = labels
-      fixed = [Priority.high, .medium, .low, .none].map { labels.priority($0) }
-      complete = labels.status(complete: true)
-      inProgress = labels.status(complete: false)
-    }
-
-    func priority(_ priority: Priority) -> String {
-      switch priority {
-      case .high: fixed[0]
-      case .medium: fixed[1]
-      case .low: fixed[2]
-      case .none: fixed[3]
-      case .other: labels.priority(priority)
-      }
-    }
   }
 
   // MARK: - Possessions

@@ -62,6 +62,8 @@ final class RowStrings: Sendable {
   let photoOf: String
   let complete: String
   let inProgress: String
+  /// The labels of High, Medium, Low and no priority, made once.
+  private let fixedLabels: [String]
   /// The `priority` object of High, Medium, Low and no priority, made once.
   private let fixedPriorities: [MustacheValue]
 
@@ -75,8 +77,19 @@ final class RowStrings: Sendable {
     photoOf = labels["photoOf"]
     complete = labels.status(complete: true)
     inProgress = labels.status(complete: false)
-    fixedPriorities = [Priority.high, .medium, .low, .none].map {
-      Self.makePriority($0, labels: labels)
+    let fixed = [Priority.high, .medium, .low, .none]
+    fixedLabels = fixed.map { labels.priority($0) }
+    fixedPriorities = fixed.map { Self.makePriority($0, labels: labels) }
+  }
+
+  /// A priority's label: "High", "Priority 9", "No priority".
+  func priorityLabel(_ priority: Priority) -> String {
+    switch priority {
+    case .high: fixedLabels[0]
+    case .medium: fixedLabels[1]
+    case .low: fixedLabels[2]
+    case .none: fixedLabels[3]
+    case .other: labels.priority(priority)
     }
   }
 
