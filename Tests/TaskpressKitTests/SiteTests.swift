@@ -205,6 +205,24 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
   /// The start of a 3 x 2 PNG, as hex for SQL blob literals: enough for the sniffer.
   static let pngHeader = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
 
+  /// Databases in `site` of `photos` possessions, each with a distinct PNG, and `todos` to-dos
+  /// with the priority `priority(pk)`; returns their paths.
+  static func photosAndTodos(
+    _ site: SiteFixture, photos: Int, todos: Int, priority: (Int) -> Int
+  ) throws -> (possessions: String, todos: String) {
+    let rows = (1...photos).map {
+      "(\($0), 'P\($0)', '', X'\(pngHeader)\(String(format: "%04X", $0))')"
+    }
+    let possessions = try site.database(
+      "p.sqlite",
+      "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
+        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
+    let todoRows = (1...todos).map { "(\($0), 'task \($0)', \(priority($0)), 0)" }
+    let todoPath = try site.database(
+      "t.sqlite", todoTable + "INSERT INTO todo VALUES \(todoRows.joined(separator: ", "));")
+    return (possessions, todoPath)
+  }
+
   @Test("the index sorts High, Medium, Low, other, none, then pk, and paginates")
   func indexOrderAndPages() throws {
     let site = try SiteFixture()
@@ -325,16 +343,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     arguments: [1, 2, 4])
   func interruptWithPhotos(jobs: Int) throws {
     let site = try SiteFixture()
-    let png = SiteBuildTests.pngHeader
-    let rows = (1...2000).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
-    let possessions = try site.database(
-      "p.sqlite",
-      "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
-        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
-    let todos = try site.database(
-      "t.sqlite",
-      todoTable + "INSERT INTO todo VALUES "
-        + (1...5000).map { "(\($0), 'task \($0)', 1, 0)" }.joined(separator: ", ") + ";")
+    let (possessions, todos) = try Self.photosAndTodos(site, photos: 2000, todos: 5000) { _ in 1 }
     var options = BuildOptions()
     options.possessions = possessions
     options.todos = todos
@@ -388,17 +397,9 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     arguments: [1, 2, 4])
   func photoFailure(jobs: Int) throws {
     let site = try SiteFixture()
-    let png = SiteBuildTests.pngHeader
-    let rows = (1...300).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
-    let possessions = try site.database(
-      "p.sqlite",
-      "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
-        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
-    let todos = try site.database(
-      "t.sqlite",
-      todoTable + "INSERT INTO todo VALUES "
-        + (1...500).map { "(\($0), 'task \($0)', \($0 % 3 + 1), 0)" }.joined(separator: ", ")
-        + ";")
+    let (possessions, todos) = try Self.photosAndTodos(site, photos: 300, todos: 500) {
+      $0 % 3 + 1
+    }
     // A file of the user's where the photos' folder goes: taskpress may not replace it.
     try FileManager.default.createDirectory(atPath: site.output, withIntermediateDirectories: true)
     try Data("mine".utf8).write(to: URL(filePath: site.output + "/photos"))
