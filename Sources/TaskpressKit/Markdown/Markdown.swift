@@ -51,13 +51,8 @@ public enum Markdown {
     return Array(source.utf8).withUnsafeBytes { render($0, options: options) }
   }
 
-  /// Renders the UTF-8 text in `source` as HTML; see ``html(from:options:)-(String,_)``.
-  public static func html(from source: [UInt8], options: Options = .default) -> String {
-    source.withUnsafeBytes { render($0, options: options) }
-  }
-
   /// Renders the UTF-8 text in `source` as HTML, as UTF-8 bytes; see
-  /// ``html(from:options:)-(String,_)``. With ``Options/validateUTF8`` (the default) the bytes
+  /// ``html(from:options:)``. With ``Options/validateUTF8`` (the default) the bytes
   /// are valid UTF-8 whatever `source` holds.
   public static func htmlBytes(from source: [UInt8], options: Options = .default) -> [UInt8] {
     source.withUnsafeBytes { bytes in
