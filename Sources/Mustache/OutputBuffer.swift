@@ -13,6 +13,9 @@ struct OutputBuffer: ~Copyable, ByteSink {
   private var start: UnsafeMutablePointer<UInt8>
   private(set) var count = 0
   private var capacity: Int
+  /// Where each value escaped for Markdown begins and ends, as pairs of offsets, when the
+  /// render records them (nil when it does not).
+  var markdownValues: [Int]?
 
   init(capacity: Int) {
     self.capacity = max(capacity, 64)

@@ -355,6 +355,13 @@ struct Renderer {
     _ program: Program, _ name: Int32, escaping: Escaping, into output: inout OutputBuffer
   ) {
     guard let value = lookUp(program, name) else { return }
+    let start = output.count
+    defer {
+      if escaping == .markdown, output.markdownValues != nil, output.count > start {
+        output.markdownValues?.append(start)
+        output.markdownValues?.append(output.count)
+      }
+    }
     switch value {
     case .null, .object, .computed:
       break

@@ -84,4 +84,27 @@ public struct Template: Sendable {
     defer { output.append(contentsOf: buffer.bytes) }
     try renderer.render(program, into: &buffer)
   }
+
+  /// Renders the template like ``render(_:into:partials:missingPartials:)`` and notes where
+  /// each value escaped for Markdown went: `markdownValues` gets a start and an end offset
+  /// into `output` for every such value that inserted any text, in order.
+  ///
+  /// Everything else in the output comes from the templates (and from values inserted with
+  /// another escaping), so two renders whose output differs only inside these ranges used the
+  /// same template text around them.
+  public func render(
+    _ value: MustacheValue, into output: inout [UInt8], markdownValues: inout [Int],
+    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty
+  ) throws {
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    var buffer = OutputBuffer(
+      capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
+    buffer.markdownValues = []
+    let base = output.count
+    defer {
+      output.append(contentsOf: buffer.bytes)
+      for offset in buffer.markdownValues ?? [] { markdownValues.append(base + offset) }
+    }
+    try renderer.render(program, into: &buffer)
+  }
 }

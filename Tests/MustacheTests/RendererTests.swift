@@ -88,6 +88,34 @@ private struct Computed: MustacheObject {
         == "<div>\n    one\n    X\n      a\n      b X\n      \n      c    last X\n</div>\n")
   }
 
+  @Test("a render notes where each value escaped for Markdown went, and only those")
+  func markdownValueRanges() throws {
+    let partials = try DictionaryPartialResolver(sources: [
+      "row.md": "- {{name}}\n", "badge.html": "<b>{{name}}</b>",
+    ])
+    let template = try Template(
+      source: "# {{title}}\n{{{raw}}}{{empty}}{{#rows}}{{> row}}{{/rows}}{{> badge.html}}{{n}}",
+      name: "t.md")
+    let data: MustacheValue = [
+      "title": "A*B", "raw": "*raw*", "empty": "", "name": "top",
+      "rows": [["name": "x"], ["name": "y_z"]], "n": .int(-7),
+    ]
+    var output = Array("before".utf8)
+    var ranges: [Int] = []
+    try template.render(data, into: &output, markdownValues: &ranges, partials: partials)
+    let text = String(decoding: output, as: UTF8.self)
+    #expect(text == "before# A\\*B\n*raw*- x\n- y\\_z\n<b>top</b>\\-7")
+    let values = stride(from: 0, to: ranges.count, by: 2).map {
+      String(decoding: output[ranges[$0]..<ranges[$0 + 1]], as: UTF8.self)
+    }
+    // Not the raw value, not the empty one, not the one the HTML partial escaped.
+    #expect(values == ["A\\*B", "x", "y\\_z", "\\-7"])
+    // The same output as a render that does not note them.
+    var plain = Array("before".utf8)
+    try template.render(data, into: &plain, partials: partials)
+    #expect(plain == output)
+  }
+
   @Test(
     "integers render as Swift prints them, escaped",
     arguments: [
