@@ -11,6 +11,8 @@ struct PageRenderer: Sendable {
   private let layout: Template
   private let partials: ThemePartials
   private let specialized = SpecializedTemplates()
+  /// For each Markdown body, the shapes its pages share (see `MarkdownShapes`).
+  private let shapes: [String: MarkdownShapes]
 
   static let bodyNames = [
     "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
@@ -33,6 +35,7 @@ struct PageRenderer: Sendable {
       bodies[name] = templates[path]
     }
     self.bodies = bodies
+    shapes = bodies.compactMapValues { $0.escaping == .markdown ? MarkdownShapes() : nil }
   }
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
@@ -46,14 +49,19 @@ struct PageRenderer: Sendable {
         kind: kind, body: body, layout: layout, values: values.shared, partials: partials)
     }
     var rendered: [UInt8] = []
-    try body.render(
-      .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
-    // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes; a body
-    // of another kind is made a string, which mends any invalid UTF-8 of a template.
-    values["content"] =
-      body.escaping == .markdown
-      ? .utf8(Markdown.htmlBytes(from: rendered))
-      : .string(String(decoding: rendered, as: UTF8.self))
+    if let shapes = shapes[kind] {
+      var markdownValues: [Int] = []
+      try body.render(
+        .computed(values), into: &rendered, markdownValues: &markdownValues,
+        partials: partials, missingPartials: .throwError)
+      // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes.
+      values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: markdownValues))
+    } else {
+      try body.render(
+        .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
+      // Made a string, which mends any invalid UTF-8 of a template.
+      values["content"] = .string(String(decoding: rendered, as: UTF8.self))
+    }
     var output: [UInt8] = []
     output.reserveCapacity(rendered.count + 4096)
     try layout.render(

@@ -70,6 +70,24 @@ public enum Markdown {
     _ bytes: UnsafeRawBufferPointer, options: Options,
     _ body: (UnsafeRawBufferPointer) -> Result
   ) -> Result? {
+    let rendered = withDocument(bytes, options: options) { document -> Result? in
+      guard let html = cmark_render_html(document, options.rawValue) else { return nil }
+      return body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+    }
+    return rendered ?? nil
+  }
+
+  /// Parses `source` and hands the document to `body`; nil if libcmark could not allocate.
+  /// The document, and anything made from it, is dropped when `body` returns.
+  static func withDocument<Result>(
+    _ source: [UInt8], options: Options, _ body: (OpaquePointer) -> Result
+  ) -> Result? {
+    source.withUnsafeBytes { withDocument($0, options: options, body) }
+  }
+
+  private static func withDocument<Result>(
+    _ bytes: UnsafeRawBufferPointer, options: Options, _ body: (OpaquePointer) -> Result
+  ) -> Result? {
     // cmark reads `len` bytes and never dereferences the pointer when `len` is 0.
     let empty: StaticString = ""
     let start = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
@@ -81,12 +99,8 @@ public enum Markdown {
       return nil
     }
     cmark_parser_feed(parser, start.assumingMemoryBound(to: CChar.self), bytes.count)
-    guard let document = cmark_parser_finish(parser),
-      let html = cmark_render_html(document, options.rawValue)
-    else {
-      return nil
-    }
-    return body(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+    guard let document = cmark_parser_finish(parser) else { return nil }
+    return body(document)
   }
 
   /// The version of the libcmark linked in, e.g. `0.30.2`.

@@ -1,0 +1,339 @@
+import CCmark
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The HTML of a Markdown shape (see `MarkdownShapes`), cut where its values go.
+struct Shape {
+  /// How a value's text is written where its token was.
+  enum Place: UInt8 {
+    /// Text: backslash escapes dropped, `&`, `<`, `>`, `"` as character references.
+    case text
+    /// A link destination (`href` or `src`): backslash escapes dropped, nothing else changed.
+    case destination
+  }
+
+  /// What the template around a value asks of its first and last character.
+  struct Rules: OptionSet {
+    let rawValue: UInt8
+    /// Starts with a letter or digit (the template has `*`, `_` or `\` before it).
+    static let wordStart = Rules(rawValue: 1)
+    /// Ends with a letter or digit (the template has `*` or `_` after it).
+    static let wordEnd = Rules(rawValue: 2)
+    /// Does not end with an ASCII digit (the template has `.` or `)` after it, or digits and
+    /// then one of them).
+    static let noDigitEnd = Rules(rawValue: 4)
+  }
+
+  struct Piece {
+    /// Where the HTML before the value ends in `html`.
+    var end: Int
+    var hole: Int
+    var place: Place
+  }
+
+  /// The HTML without the tokens.
+  let html: [UInt8]
+  /// Where each value goes, in order.
+  let pieces: [Piece]
+  /// The values with rules, and their rules.
+  let edgeRules: [(hole: Int, rules: Rules)]
+  let holes: Int
+
+  /// The shape `shape` (with `holes` tokens) rendered and cut; nil when the template text
+  /// could turn a value into markup, or a token is anywhere but in text or a link destination.
+  init?(_ shape: [UInt8], holes: Int, options: Markdown.Options) {
+    guard let rules = Self.rules(of: shape, holes: holes) else { return nil }
+    var places: [(hole: Int, place: Place)] = []
+    let rendered = Markdown.withDocument(shape, options: options) { document -> [UInt8]? in
+      guard Self.places(in: document, into: &places),
+        let html = cmark_render_html(document, options.rawValue)
+      else {
+        return nil
+      }
+      return Array(UnsafeRawBufferPointer(start: html, count: strlen(html)))
+    }
+    guard let rendered = rendered ?? nil else { return nil }
+    // Every value must show (so that every value is checked as it is written).
+    var shown = [Bool](repeating: false, count: holes)
+    for (hole, _) in places where hole < holes { shown[hole] = true }
+    guard !shown.contains(false) else { return nil }
+
+    // Cut the HTML at its tokens, which must come in the order the tree gave them.
+    var html: [UInt8] = []
+    var pieces: [Piece] = []
+    html.reserveCapacity(rendered.count)
+    let tokenLength = MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+    let cut = rendered.withUnsafeBytes { rendered -> Bool in
+      var index = 0
+      var copied = 0
+      while index < rendered.count {
+        guard let hole = MarkdownShapes.token(in: rendered, at: index) else {
+          index += 1
+          continue
+        }
+        guard pieces.count < places.count, places[pieces.count].hole == hole else { return false }
+        html.append(contentsOf: rendered[copied..<index])
+        pieces.append(Piece(end: html.count, hole: hole, place: places[pieces.count].place))
+        index += tokenLength
+        copied = index
+      }
+      html.append(contentsOf: rendered[copied...])
+      return pieces.count == places.count
+    }
+    guard cut else { return nil }
+    self.html = html
+    self.pieces = pieces
+    self.holes = holes
+    edgeRules = rules.enumerated().filter { !$0.element.isEmpty }.map { ($0.offset, $0.element) }
+  }
+
+  // MARK: - Filling
+
+  /// The HTML of a page of this shape: `source`, with its values at `values`; nil when a value
+  /// is not one this shape can stand for.
+  func fill(_ source: [UInt8], values: [Int]) -> [UInt8]? {
+    guard values.count == holes * 2 else { return nil }
+    return source.withUnsafeBufferPointer { source -> [UInt8]? in
+      func value(_ hole: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: source[values[2 * hole]..<values[2 * hole + 1]])
+      }
+      for (hole, rules) in edgeRules {
+        guard Self.obeys(value(hole), rules) else { return nil }
+      }
+      var capacity = html.count
+      for piece in pieces {
+        // `\"` becomes `&quot;`: at most three bytes for each byte of a value.
+        capacity += 3 * value(piece.hole).count
+      }
+      var failed = false
+      let filled = html.withUnsafeBufferPointer { html in
+        [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
+          guard let start = output.baseAddress else {
+            failed = !html.isEmpty || !pieces.isEmpty
+            return
+          }
+          var out = start
+          var copied = 0
+          for piece in pieces {
+            Self.copy(UnsafeBufferPointer(rebasing: html[copied..<piece.end]), to: &out)
+            copied = piece.end
+            guard let end = Self.write(value(piece.hole), place: piece.place, to: out) else {
+              failed = true
+              break
+            }
+            out = end
+          }
+          if !failed { Self.copy(UnsafeBufferPointer(rebasing: html[copied...]), to: &out) }
+          count = out - start
+        }
+      }
+      return failed ? nil : filled
+    }
+  }
+
+  /// Writes an escaped value as cmark writes that text (backslash escapes dropped, and in text
+  /// the characters HTML reserves as references) at `output`; returns where it ended, or nil
+  /// when the value is not plain (see `MarkdownShapes.isPlainValue`) or, in a link
+  /// destination, has more than ASCII letters, digits and `-._~/#?=%+`.
+  static func write(
+    _ value: UnsafeBufferPointer<UInt8>, place: Place, to output: UnsafeMutablePointer<UInt8>
+  ) -> UnsafeMutablePointer<UInt8>? {
+    guard let first = value.first, let last = value.last, first != 0x20, last != 0x20,
+      let start = value.baseAddress
+    else {
+      return nil
+    }
+    let isText = place == .text
+    let plain = isText ? MarkdownShapes.ASCIISet.textPlain : .letterOrDigit
+    let escapable = isText ? MarkdownShapes.ASCIISet.escapable : .destination
+    var out = output
+    var index = 0
+    var run = 0
+    while index < value.count {
+      let byte = value[index]
+      if plain.contains(byte) || (isText && byte >= 0x80) {
+        index += 1
+        continue
+      }
+      guard byte == UInt8(ascii: "\\"), index + 1 < value.count else { return nil }
+      let escaped = value[index + 1]
+      guard escapable.contains(escaped) else { return nil }
+      out.initialize(from: start + run, count: index - run)
+      out += index - run
+      if isText, let reference = reference(for: escaped) {
+        reference.withUTF8Buffer { copy($0, to: &out) }
+      } else {
+        out.pointee = escaped
+        out += 1
+      }
+      index += 2
+      run = index
+    }
+    out.initialize(from: start + run, count: index - run)
+    return out + (index - run)
+  }
+
+  @inline(__always)
+  private static func copy(
+    _ bytes: UnsafeBufferPointer<UInt8>, to output: inout UnsafeMutablePointer<UInt8>
+  ) {
+    guard let start = bytes.baseAddress else { return }
+    output.initialize(from: start, count: bytes.count)
+    output += bytes.count
+  }
+
+  @inline(__always)
+  private static func reference(for byte: UInt8) -> StaticString? {
+    switch byte {
+    case UInt8(ascii: "&"): "&amp;"
+    case UInt8(ascii: "<"): "&lt;"
+    case UInt8(ascii: ">"): "&gt;"
+    case UInt8(ascii: "\""): "&quot;"
+    default: nil
+    }
+  }
+
+  static func obeys(_ value: UnsafeBufferPointer<UInt8>, _ rules: Rules) -> Bool {
+    if rules.contains(.wordStart), !startsWithWord(value) { return false }
+    if rules.contains(.wordEnd), !endsWithWord(value) { return false }
+    if rules.contains(.noDigitEnd), let last = value.last, (0x30...0x39).contains(last) {
+      return false
+    }
+    return true
+  }
+
+  /// Whether the first character is a letter or a digit (of any script): neither space nor
+  /// punctuation to cmark's emphasis rules, as the token's `Q` is.
+  static func startsWithWord(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let first = value.first else { return false }
+    if first < 0x80 { return MarkdownShapes.ASCIISet.letterOrDigit.contains(first) }
+    var end = 1
+    while end < value.count, value[end] & 0xC0 == 0x80 { end += 1 }
+    return isWord(UnsafeBufferPointer(rebasing: value[0..<end]))
+  }
+
+  /// Whether the last character is a letter or a digit, as the token's last digit is.
+  static func endsWithWord(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let last = value.last else { return false }
+    if last < 0x80 {
+      // An escaped punctuation character is punctuation.
+      return MarkdownShapes.ASCIISet.letterOrDigit.contains(last)
+        && !(value.count >= 2 && value[value.count - 2] == UInt8(ascii: "\\"))
+    }
+    var start = value.count - 1
+    while start > 0, value[start] & 0xC0 == 0x80 { start -= 1 }
+    return isWord(UnsafeBufferPointer(rebasing: value[start...]))
+  }
+
+  private static func isWord(_ scalarBytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var decoder = UTF8()
+    var iterator = scalarBytes.makeIterator()
+    guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return false }
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+      .decimalNumber, .letterNumber, .otherNumber:
+      return true
+    default:
+      return false
+    }
+  }
+
+  // MARK: - Reading the shape
+
+  /// What the template text around each token asks of its value; nil when the text could turn
+  /// a value into markup (raw HTML, a character reference, a link reference definition) or the
+  /// tokens are not the values', in order.
+  static func rules(of shape: [UInt8], holes: Int) -> [Rules]? {
+    var rules = [Rules](repeating: [], count: holes)
+    let tokenLength = MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+    return shape.withUnsafeBytes { shape -> [Rules]? in
+      var found = 0
+      var index = 0
+      while index < shape.count {
+        let byte = shape[index]
+        if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { return nil }
+        if byte == UInt8(ascii: "]"), index + 1 < shape.count,
+          shape[index + 1] == UInt8(ascii: ":")
+        {
+          return nil
+        }
+        guard let hole = MarkdownShapes.token(in: shape, at: index) else {
+          index += 1
+          continue
+        }
+        guard hole == found else { return nil }
+        if index > 0, "*_\\".utf8.contains(shape[index - 1]) { rules[hole].insert(.wordStart) }
+        let after = index + tokenLength
+        if after < shape.count, "*_".utf8.contains(shape[after]) {
+          rules[hole].insert(.wordEnd)
+        }
+        // Digits of the value and of the template after it could end in an ordered list's
+        // `1.` or `1)`.
+        var digitsEnd = after
+        while digitsEnd < shape.count, (0x30...0x39).contains(shape[digitsEnd]) { digitsEnd += 1 }
+        if digitsEnd < shape.count, ".)".utf8.contains(shape[digitsEnd]) {
+          rules[hole].insert(.noDigitEnd)
+        }
+        found += 1
+        index = after
+      }
+      return found == holes ? rules : nil
+    }
+  }
+
+  /// Walks the tree in the order the HTML renderer writes it, noting each token in text or a
+  /// link destination; false when a token is anywhere else.
+  private static func places(
+    in document: OpaquePointer, into places: inout [(hole: Int, place: Place)]
+  ) -> Bool {
+    guard let iterator = cmark_iter_new(document) else { return false }
+    defer { cmark_iter_free(iterator) }
+    while true {
+      let event = cmark_iter_next(iterator)
+      if event == CMARK_EVENT_DONE { return true }
+      guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+      switch cmark_node_get_type(node) {
+      case CMARK_NODE_TEXT:
+        for hole in tokens(in: cmark_node_get_literal(node)) { places.append((hole, .text)) }
+      case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+        let destination = tokens(in: cmark_node_get_url(node))
+        // cmark drops a destination with a dangerous scheme: with no `:` there is none.
+        if !destination.isEmpty,
+          let url = cmark_node_get_url(node), strchr(url, Int32(UInt8(ascii: ":"))) != nil
+        {
+          return false
+        }
+        for hole in destination { places.append((hole, .destination)) }
+        guard tokens(in: cmark_node_get_title(node)).isEmpty else { return false }
+      default:
+        for text in [
+          cmark_node_get_literal(node), cmark_node_get_fence_info(node),
+          cmark_node_get_on_enter(node), cmark_node_get_on_exit(node),
+        ] where !tokens(in: text).isEmpty {
+          return false
+        }
+      }
+    }
+  }
+
+  /// The tokens in a C string, in order.
+  private static func tokens(in text: UnsafePointer<CChar>?) -> [Int] {
+    guard let text else { return [] }
+    let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+    var found: [Int] = []
+    var index = 0
+    while index < bytes.count {
+      if let hole = MarkdownShapes.token(in: bytes, at: index) {
+        found.append(hole)
+        index += MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+      } else {
+        index += 1
+      }
+    }
+    return found
+  }
+}

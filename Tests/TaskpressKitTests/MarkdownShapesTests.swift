@@ -1,0 +1,198 @@
+import Mustache
+import Testing
+
+@testable import TaskpressKit
+
+/// Pages rendered through kept shapes are byte for byte what cmark renders from their text.
+@Suite struct MarkdownShapesTests {
+  /// A Markdown template: text with values between, as a render makes it.
+  struct Page {
+    var source: [UInt8] = []
+    var values: [Int] = []
+
+    /// `texts` with `values` escaped for Markdown between them; an empty value leaves no range,
+    /// as in a render.
+    init(_ texts: [String], _ values: [String]) {
+      for (index, text) in texts.enumerated() {
+        source.append(contentsOf: text.utf8)
+        guard index < values.count else { continue }
+        let start = source.count
+        Escaping.markdown.append(values[index], to: &source)
+        if source.count > start { self.values += [start, source.count] }
+      }
+    }
+
+    var cmark: [UInt8] { Markdown.htmlBytes(from: source) }
+  }
+
+  /// Values of every kind: words, punctuation, digits, UTF-8 letters and symbols, spaces and
+  /// line breaks at the ends, things that look like markup.
+  static let specialValues = [
+    "Buy milk", "Call Dad about the holiday plans *urgent*", "re: Saturday", "Install eggs #work",
+    "1", "12", "2024", "a", "Søren", "日本語", "🙂", "☐", "…", "«quoted»", "x—y", "*", "_", "\\",
+    "&amp;", "&", "<b>bold</b>", "http://example.com", "javascript:alert(1)", "../todos/5.html",
+    "todos/5.html", "a b", " a", "a ", "a  b", "a\tb", "line\nbreak", "`code`", "[link](x)",
+    "![image](x)", "# heading", "- item", "1. item", "> quote", "---", "===", "a_b_c", "**",
+    "x\u{00A0}", "\u{00A0}x", "ǅ", "Ⅻ", "\u{0301}", "%20", "a?b=c#d", "~tilde~", "+plus+",
+    "a\"b", "'single'", "a;b", "\u{7}", "\u{FFFE}",
+  ]
+
+  static func randomValue(_ generator: inout SeededGenerator) -> String {
+    if Int.random(in: 0..<3, using: &generator) == 0 {
+      return specialValues[Int.random(in: 0..<specialValues.count, using: &generator)]
+    }
+    let alphabet = Array(
+      "abcXYZ0189 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~éß日…—☐🙂\u{00A0}\t\n")
+    let length = Int.random(in: 1...10, using: &generator)
+    return String(
+      (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+  }
+
+  /// Templates that put values everywhere a template can: text, emphasis, links, headings,
+  /// lists, code, raw HTML, references, beside each other.
+  static let templates: [[String]] = [
+    [
+      "", "\n===\n\n- Priority: **", "**\n- Status: ", " ", "\n\n[← Previous: ", "](",
+      ") · [Next: ",
+      " →](", ")\n",
+    ],
+    ["*", "*"], ["**", "**"], ["_", "_"], ["foo_", "_bar"], ["\\", "x"], ["x", "\\"],
+    ["", ". x"], ["", ") x"], ["1", ". x"], ["# ", ""], ["# ", " #"], ["", "\n---\n"],
+    ["> ", ""], ["- ", ""], ["* a\n* ", ""], ["[", "](", ")"], ["![", "](", ")"],
+    ["[x](", " \"", "\")"], ["`", "`"], ["    ", ""], ["```\n", "\n```"], ["``` ", "\n```"],
+    ["<span>", "</span>"], ["&", ";"], ["[", "]: /url\n\n[", "]"], ["", ""], ["*", "", "*"],
+    ["<", ">"], ["[x](<", ">)"], ["[x](", "/y)"], ["[x](", ":alert)"], ["[x](java", ")"],
+    ["a", "b"], ["[", "][]"], ["[", "]"], ["", "\n\n", "\n"], ["***", "***"], ["__", "__"],
+    ["a*", "*b"], ["*", " *"], ["[", "](", " '", "')"], ["", "  \nx"], ["x  \n", ""],
+    ["1) ", ""], ["10", ")"], ["", "\n\n    code"], ["!", ""], ["", "!"], ["[a](b)", "(c)"],
+  ]
+
+  @Test("templates with values everywhere render as cmark renders their text")
+  func templatesMatchCmark() {
+    var generator = SeededGenerator(seed: 0x5EED_5A9E)
+    for texts in Self.templates {
+      let shapes = MarkdownShapes()
+      for _ in 0..<60 {
+        let values = (1..<texts.count).map { _ in Self.randomValue(&generator) }
+        let page = Page(texts, values)
+        #expect(
+          shapes.htmlBytes(from: page.source, values: page.values) == page.cmark,
+          "template \(texts) values \(values)")
+      }
+    }
+  }
+
+  @Test("every CommonMark example with a value put in renders as cmark renders it")
+  func specExamplesMatchCmark() {
+    var generator = SeededGenerator(seed: 0xC0DE)
+    var reused = 0
+    for example in CommonMarkExample.all {
+      let text = Array(example.markdown.unicodeScalars)
+      // At the start, in the middle and at the end, and at a place chosen at random.
+      for cut in Set([
+        0, text.count / 2, text.count, Int.random(in: 0...text.count, using: &generator),
+      ]) {
+        let texts = [
+          String(String.UnicodeScalarView(text[..<cut])),
+          String(String.UnicodeScalarView(text[cut...])),
+        ]
+        let shapes = MarkdownShapes()
+        for _ in 0..<8 {
+          let page = Page(texts, [Self.randomValue(&generator)])
+          #expect(
+            shapes.htmlBytes(from: page.source, values: page.values) == page.cmark,
+            "\(example), value at \(cut): \(String(decoding: page.source, as: UTF8.self))")
+        }
+        reused += shapes.counts.reused
+      }
+    }
+    // The shapes are used, not only tried.
+    #expect(reused > 1000)
+  }
+
+  @Test("pages of one template share a shape")
+  func reuse() throws {
+    let shapes = MarkdownShapes()
+    let texts = Self.templates[0]
+    for number in 0..<100 {
+      let values = [
+        "Task \(number)", "High", "☐", "In progress", "Task \(number - 1)",
+        "../todos/\(number - 1).html", "Task \(number + 1)", "../todos/\(number + 1).html",
+      ]
+      let page = Page(texts, values)
+      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+    }
+    #expect(shapes.counts == MarkdownShapes.Counts(reused: 99, learned: 1, direct: 0))
+    // A value the shape cannot stand for goes to cmark, and the shape stays.
+    let odd = Page(texts, ["`code`", "High", "☐", "Done", "a", "b", "c", "d"])
+    #expect(shapes.htmlBytes(from: odd.source, values: odd.values) == odd.cmark)
+    #expect(shapes.counts.direct == 1)
+    let page = Page(texts, ["Task", "Low", "☑", "Done", "a", "b", "c", "d"])
+    #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+    #expect(shapes.counts.reused == 100)
+  }
+
+  @Test("beside emphasis a value must start and end like a word; else cmark renders it")
+  func edgeRules() {
+    let shapes = MarkdownShapes()
+    let texts = ["Priority: **", "**"]
+    for value in ["High", "High!", "«High»", "Høj", "!High", "高", "9"] {
+      let page = Page(texts, [value])
+      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark, "\(value)")
+    }
+    #expect(shapes.counts == MarkdownShapes.Counts(reused: 3, learned: 1, direct: 3))
+  }
+
+  @Test("raw HTML, character references, references and code keep a template out")
+  func templatesKeptOut() {
+    for texts in [
+      ["<em>", "</em>"], ["&copy; ", ""], ["[", "]\n\n[a]: /url"], ["`", "`"], ["    ", ""],
+      ["[x](y \"", "\")"],
+    ] {
+      let shapes = MarkdownShapes()
+      for value in ["one", "two", "three"] {
+        let page = Page(texts, [value])
+        #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+      }
+      #expect(shapes.counts.reused == 0, "\(texts)")
+    }
+  }
+
+  @Test("a template whose pages all differ stops looking for shapes")
+  func stopsWhenNotReused() {
+    let shapes = MarkdownShapes()
+    for number in 0..<(MarkdownShapes.trial + 10) {
+      // The number is template text here (as an unescaped value would be).
+      let page = Page(["Page \(number): ", ""], ["value"])
+      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+    }
+    #expect(shapes.counts.learned == MarkdownShapes.trial)
+    #expect(shapes.counts.direct == 10)
+  }
+
+  @Test("the byte sets are the characters they name")
+  func byteSets() {
+    func members(_ set: MarkdownShapes.ASCIISet) -> String {
+      String(decoding: (0..<128).map(UInt8.init).filter(set.contains), as: UTF8.self)
+    }
+    let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    #expect(members(.letterOrDigit) == "0123456789" + letters.prefix(26) + letters.suffix(26))
+    #expect(members(.textPlain) == " " + members(.letterOrDigit))
+    #expect(members(.escapable) == "!\"#$%&'()*+,-./:;<=>?@[\\]^_{|}~")
+    #expect(members(.destination) == "#%+-./=?_~")
+    #expect(!MarkdownShapes.ASCIISet.textPlain.contains(0xC3))
+  }
+
+  @Test("cmark writes the destination characters as they are, and escapes these in text")
+  func cmarkEscaping() {
+    for byte in "#%+-./=?_~".utf8 {
+      let character = String(UnicodeScalar(byte))
+      let html = Markdown.html(from: "[x](a\\\(character)b)")
+      #expect(html == "<p><a href=\"a\(character)b\">x</a></p>\n", "\(character)")
+    }
+    for (character, reference) in [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\"", "&quot;")] {
+      #expect(Markdown.html(from: "a\\\(character)b") == "<p>a\(reference)b</p>\n")
+    }
+    #expect(Markdown.html(from: "a\\'b") == "<p>a'b</p>\n")
+  }
+}
