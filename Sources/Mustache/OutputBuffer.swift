@@ -13,9 +13,11 @@ struct OutputBuffer: ~Copyable, ByteSink {
   private var start: UnsafeMutablePointer<UInt8>
   private(set) var count = 0
   private var capacity: Int
-  /// Where each value escaped for Markdown begins and ends, as pairs of offsets, when the
-  /// render records them (nil when it does not).
-  var markdownValues: [Int]?
+  /// The values escaped for Markdown, set aside rather than written, when the render sets
+  /// them aside (nil when it does not).
+  var markdownValues: MarkdownValues?
+  /// What to add to an offset in this buffer for the place of a value set aside.
+  var markdownBase = 0
 
   init(capacity: Int) {
     self.capacity = max(capacity, 64)

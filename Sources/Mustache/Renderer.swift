@@ -355,12 +355,9 @@ struct Renderer {
     _ program: Program, _ name: Int32, escaping: Escaping, into output: inout OutputBuffer
   ) {
     guard let value = lookUp(program, name) else { return }
-    let start = output.count
-    defer {
-      if escaping == .markdown, output.markdownValues != nil, output.count > start {
-        output.markdownValues?.append(start)
-        output.markdownValues?.append(output.count)
-      }
+    if escaping == .markdown, output.markdownValues != nil {
+      setAside(value, into: &output)
+      return
     }
     switch value {
     case .null, .object, .computed:
@@ -373,6 +370,26 @@ struct Renderer {
       Self.appendDecimal(number, escaping: escaping, into: &output)
     default:
       escaping.appendEscaped(value.interpolatedText, to: &output)
+    }
+  }
+
+  /// Sets `value`'s text aside, unescaped, in `output.markdownValues`, for the place the
+  /// output has reached; a value with no text is not noted.
+  private func setAside(_ value: MustacheValue, into output: inout OutputBuffer) {
+    let place = output.markdownBase + output.count
+    func note(_ bytes: UnsafeBufferPointer<UInt8>) {
+      if !bytes.isEmpty { output.markdownValues?.append(bytes, at: place) }
+    }
+    switch value {
+    case .null, .object, .computed:
+      break
+    case .string(var text):
+      text.withUTF8 { note($0) }
+    case .utf8(let bytes):
+      bytes.withUnsafeBufferPointer { note($0) }
+    default:
+      var text = value.interpolatedText
+      text.withUTF8 { note($0) }
     }
   }
 

@@ -85,25 +85,28 @@ public struct Template: Sendable {
     try renderer.render(program, into: &buffer)
   }
 
-  /// Renders the template like ``render(_:into:partials:missingPartials:)`` and notes where
-  /// each value escaped for Markdown went: `markdownValues` gets a start and an end offset
-  /// into `output` for every such value that inserted any text, in order.
+  /// Renders the template like ``render(_:into:partials:missingPartials:)``, but sets every
+  /// value it would escape for Markdown aside in `markdownValues`, unescaped, with its place in
+  /// `output`, instead of writing it. `markdownValues.escaped(into: output)` is then what
+  /// ``render(_:into:partials:missingPartials:)`` gives (when `output` starts empty).
   ///
-  /// Everything else in the output comes from the templates (and from values inserted with
-  /// another escaping), so two renders whose output differs only inside these ranges used the
-  /// same template text around them.
+  /// Everything left in `output` comes from the templates (and from values inserted with
+  /// another escaping), so two renders with the same output and places used the same template
+  /// text around their values.
   public func render(
-    _ value: MustacheValue, into output: inout [UInt8], markdownValues: inout [Int],
+    _ value: MustacheValue, into output: inout [UInt8], markdownValues: inout MarkdownValues,
     partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
     var buffer = OutputBuffer(
       capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
-    buffer.markdownValues = []
-    let base = output.count
+    // The values are moved into the buffer and back, not copied.
+    buffer.markdownValues = markdownValues
+    markdownValues = MarkdownValues(reservingCapacity: false)
+    buffer.markdownBase = output.count
     defer {
       output.append(contentsOf: buffer.bytes)
-      for offset in buffer.markdownValues ?? [] { markdownValues.append(base + offset) }
+      if let values = buffer.markdownValues.take() { markdownValues = values }
     }
     try renderer.render(program, into: &buffer)
   }

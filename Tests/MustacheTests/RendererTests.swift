@@ -88,8 +88,8 @@ private struct Computed: MustacheObject {
         == "<div>\n    one\n    X\n      a\n      b X\n      \n      c    last X\n</div>\n")
   }
 
-  @Test("a render notes where each value escaped for Markdown went, and only those")
-  func markdownValueRanges() throws {
+  @Test("a render can set the values it escapes for Markdown aside, and only those")
+  func markdownValuesSetAside() throws {
     let partials = try DictionaryPartialResolver(sources: [
       "row.md": "- {{name}}\n", "badge.html": "<b>{{name}}</b>",
     ])
@@ -101,19 +101,49 @@ private struct Computed: MustacheObject {
       "rows": [["name": "x"], ["name": "y_z"]], "n": .int(-7),
     ]
     var output = Array("before".utf8)
-    var ranges: [Int] = []
-    try template.render(data, into: &output, markdownValues: &ranges, partials: partials)
-    let text = String(decoding: output, as: UTF8.self)
-    #expect(text == "before# A\\*B\n*raw*- x\n- y\\_z\n<b>top</b>\\-7")
-    let values = stride(from: 0, to: ranges.count, by: 2).map {
-      String(decoding: output[ranges[$0]..<ranges[$0 + 1]], as: UTF8.self)
-    }
+    var values = MarkdownValues()
+    try template.render(data, into: &output, markdownValues: &values, partials: partials)
+    #expect(String(decoding: output, as: UTF8.self) == "before# \n*raw*- \n- \n<b>top</b>")
     // Not the raw value, not the empty one, not the one the HTML partial escaped.
-    #expect(values == ["A\\*B", "x", "y\\_z", "\\-7"])
-    // The same output as a render that does not note them.
+    let texts = (0..<values.count).map { String(decoding: values.value($0), as: UTF8.self) }
+    #expect(texts == ["A*B", "x", "y_z", "-7"])
+    #expect(values.places == [8, 16, 19, 30])
+    // Escaped back into their places, they make what a plain render writes.
     var plain = Array("before".utf8)
     try template.render(data, into: &plain, partials: partials)
-    #expect(plain == output)
+    #expect(values.escaped(into: output) == plain)
+  }
+
+  @Test("Markdown escaping only adds backslashes exactly when the check says so")
+  func markdownEscapesOnlyPunctuation() {
+    var generator = SeededGenerator(seed: 11)
+    // U+FDD0, a noncharacter, cannot be written as a literal.
+    let noncharacter = Unicode.Scalar(0xFDD0 as UInt32).map(Character.init) ?? "x"
+    let alphabet =
+      Array("ab1 \t\n\r*_`&<\\é☐🙂\u{0}\u{7}\u{7F}\u{85}\u{9F}\u{A0}\u{FFFE}\u{1FFFF}") + [
+        noncharacter
+      ]
+    for _ in 0..<20_000 {
+      let length = Int.random(in: 0...6, using: &generator)
+      let text = String(
+        (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+      var backslashed: [UInt8] = []
+      for byte in text.utf8 {
+        if byte < 0x80, byte > 0x20, byte != 0x7F, !(byte >= 0x30 && byte <= 0x39),
+          !((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+        {
+          backslashed.append(UInt8(ascii: "\\"))
+        }
+        backslashed.append(byte)
+      }
+      var bytes = Array(text.utf8)
+      let only = bytes.withUnsafeMutableBufferPointer {
+        Escaping.markdownEscapesOnlyPunctuation(UnsafeBufferPointer($0))
+      }
+      #expect(
+        only == (Array(Escaping.markdown.escape(text).utf8) == backslashed),
+        "\(Array(text.unicodeScalars))")
+    }
   }
 
   @Test(

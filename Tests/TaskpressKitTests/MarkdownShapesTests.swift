@@ -5,24 +5,31 @@ import Testing
 
 /// Pages rendered through kept shapes are byte for byte what cmark renders from their text.
 @Suite struct MarkdownShapesTests {
-  /// A Markdown template: text with values between, as a render makes it.
+  /// A Markdown template's render with its values set aside, as a page makes it.
   struct Page {
+    var text: [UInt8] = []
+    var values = MarkdownValues()
+    /// What a plain render writes: the values escaped for Markdown in their places.
     var source: [UInt8] = []
-    var values: [Int] = []
 
-    /// `texts` with `values` escaped for Markdown between them; an empty value leaves no range,
-    /// as in a render.
+    /// `texts` with `values` between them; an empty value is not noted, as in a render.
     init(_ texts: [String], _ values: [String]) {
-      for (index, text) in texts.enumerated() {
-        source.append(contentsOf: text.utf8)
+      for (index, piece) in texts.enumerated() {
+        text.append(contentsOf: piece.utf8)
+        source.append(contentsOf: piece.utf8)
         guard index < values.count else { continue }
-        let start = source.count
-        Escaping.markdown.append(values[index], to: &source)
-        if source.count > start { self.values += [start, source.count] }
+        var value = values[index]
+        let place = text.count
+        value.withUTF8 { if !$0.isEmpty { self.values.append($0, at: place) } }
+        Escaping.markdown.append(value, to: &source)
       }
     }
 
     var cmark: [UInt8] { Markdown.htmlBytes(from: source) }
+
+    func rendered(by shapes: MarkdownShapes) -> [UInt8] {
+      shapes.htmlBytes(from: text, values: values)
+    }
   }
 
   /// Values of every kind: words, punctuation, digits, UTF-8 letters and symbols, spaces and
@@ -76,7 +83,7 @@ import Testing
         let values = (1..<texts.count).map { _ in Self.randomValue(&generator) }
         let page = Page(texts, values)
         #expect(
-          shapes.htmlBytes(from: page.source, values: page.values) == page.cmark,
+          page.rendered(by: shapes) == page.cmark,
           "template \(texts) values \(values)")
       }
     }
@@ -100,7 +107,7 @@ import Testing
         for _ in 0..<8 {
           let page = Page(texts, [Self.randomValue(&generator)])
           #expect(
-            shapes.htmlBytes(from: page.source, values: page.values) == page.cmark,
+            page.rendered(by: shapes) == page.cmark,
             "\(example), value at \(cut): \(String(decoding: page.source, as: UTF8.self))")
         }
         reused += shapes.counts.reused
@@ -120,15 +127,15 @@ import Testing
         "../todos/\(number - 1).html", "Task \(number + 1)", "../todos/\(number + 1).html",
       ]
       let page = Page(texts, values)
-      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+      #expect(page.rendered(by: shapes) == page.cmark)
     }
     #expect(shapes.counts == MarkdownShapes.Counts(reused: 99, learned: 1, direct: 0))
     // A value the shape cannot stand for goes to cmark, and the shape stays.
     let odd = Page(texts, ["`code`", "High", "☐", "Done", "a", "b", "c", "d"])
-    #expect(shapes.htmlBytes(from: odd.source, values: odd.values) == odd.cmark)
+    #expect(odd.rendered(by: shapes) == odd.cmark)
     #expect(shapes.counts.direct == 1)
     let page = Page(texts, ["Task", "Low", "☑", "Done", "a", "b", "c", "d"])
-    #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+    #expect(page.rendered(by: shapes) == page.cmark)
     #expect(shapes.counts.reused == 100)
   }
 
@@ -138,7 +145,7 @@ import Testing
     let texts = ["Priority: **", "**"]
     for value in ["High", "High!", "«High»", "Høj", "!High", "高", "9"] {
       let page = Page(texts, [value])
-      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark, "\(value)")
+      #expect(page.rendered(by: shapes) == page.cmark, "\(value)")
     }
     #expect(shapes.counts == MarkdownShapes.Counts(reused: 3, learned: 1, direct: 3))
   }
@@ -152,7 +159,7 @@ import Testing
       let shapes = MarkdownShapes()
       for value in ["one", "two", "three"] {
         let page = Page(texts, [value])
-        #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+        #expect(page.rendered(by: shapes) == page.cmark)
       }
       #expect(shapes.counts.reused == 0, "\(texts)")
     }
@@ -164,7 +171,7 @@ import Testing
     for number in 0..<(MarkdownShapes.trial + 10) {
       // The number is template text here (as an unescaped value would be).
       let page = Page(["Page \(number): ", ""], ["value"])
-      #expect(shapes.htmlBytes(from: page.source, values: page.values) == page.cmark)
+      #expect(page.rendered(by: shapes) == page.cmark)
     }
     #expect(shapes.counts.learned == MarkdownShapes.trial)
     #expect(shapes.counts.direct == 10)
@@ -175,12 +182,24 @@ import Testing
     func members(_ set: MarkdownShapes.ASCIISet) -> String {
       String(decoding: (0..<128).map(UInt8.init).filter(set.contains), as: UTF8.self)
     }
-    let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    #expect(members(.letterOrDigit) == "0123456789" + letters.prefix(26) + letters.suffix(26))
-    #expect(members(.textPlain) == " " + members(.letterOrDigit))
-    #expect(members(.escapable) == "!\"#$%&'()*+,-./:;<=>?@[\\]^_{|}~")
-    #expect(members(.destination) == "#%+-./=?_~")
-    #expect(!MarkdownShapes.ASCIISet.textPlain.contains(0xC3))
+    let digits = "0123456789"
+    let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    let lower = "abcdefghijklmnopqrstuvwxyz"
+    #expect(members(.letterOrDigit) == digits + upper + lower)
+    #expect(
+      members(.textAsIs) == " !#$%'()*+,-./" + digits + ":;=?@" + upper + "[\\]^_" + lower + "{|}~")
+    #expect(members(.destination) == "#%+-./" + digits + "=?" + upper + "_" + lower + "~")
+    #expect(!MarkdownShapes.ASCIISet.textAsIs.contains(0xC3))
+  }
+
+  @Test("values set aside, escaped back, are what a plain render writes")
+  func escapedBack() {
+    var generator = SeededGenerator(seed: 7)
+    for _ in 0..<500 {
+      let texts = ["# ", " and ", "\n\n- ", ""]
+      let page = Page(texts, (0..<3).map { _ in Self.randomValue(&generator) })
+      #expect(page.values.escaped(into: page.text) == page.source)
+    }
   }
 
   @Test("cmark writes the destination characters as they are, and escapes these in text")

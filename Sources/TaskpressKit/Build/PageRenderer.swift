@@ -50,7 +50,7 @@ struct PageRenderer: Sendable {
     }
     var rendered: [UInt8] = []
     if let shapes = shapes[kind] {
-      var markdownValues: [Int] = []
+      var markdownValues = MarkdownValues()
       try body.render(
         .computed(values), into: &rendered, markdownValues: &markdownValues,
         partials: partials, missingPartials: .throwError)

@@ -1,4 +1,5 @@
 import CCmark
+import Mustache
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,36 +47,18 @@ final class MarkdownShapes: Sendable {
     var direct = 0
   }
 
-  /// A shape seen: its template text (the page's text between values) and, when pages can
-  /// reuse it, its cut HTML.
+  /// A shape seen: its template text and the places of its values and, when pages can reuse
+  /// it, its cut HTML.
   private struct Known {
-    /// The text between values, one piece after another.
     let text: [UInt8]
-    /// Where each piece of `text` ends: one more than there are values.
-    let ends: [Int]
+    let places: [Int]
     let shape: Shape?
 
-    /// Whether `source` has this text between its values.
-    func matches(_ source: UnsafeBufferPointer<UInt8>, values: [Int]) -> Bool {
-      guard ends.count == values.count / 2 + 1 else { return false }
-      return text.withUnsafeBufferPointer { text in
-        var start = 0
-        var textStart = 0
-        for piece in 0..<ends.count {
-          let end = piece < values.count / 2 ? values[2 * piece] : source.count
-          let length = end - start
-          guard length == ends[piece] - textStart,
-            MarkdownShapes.same(
-              UnsafeBufferPointer(rebasing: source[start..<end]),
-              UnsafeBufferPointer(rebasing: text[textStart..<ends[piece]]))
-          else {
-            return false
-          }
-          textStart = ends[piece]
-          if piece < values.count / 2 { start = values[2 * piece + 1] }
+    func matches(_ text: [UInt8], _ values: MarkdownValues) -> Bool {
+      places == values.places
+        && self.text.withUnsafeBufferPointer { known in
+          text.withUnsafeBufferPointer { MarkdownShapes.same(known, $0) }
         }
-        return true
-      }
     }
   }
 
@@ -116,30 +99,26 @@ final class MarkdownShapes: Sendable {
       direct: direct.load(ordering: .relaxed))
   }
 
-  /// The HTML of `source`, the output of a Markdown template render whose escaped values lie
-  /// at `values` (start and end offsets, in pairs; see `Template.render(_:into:markdownValues:)`).
-  func htmlBytes(from source: [UInt8], values: [Int]) -> [UInt8] {
-    guard enabled.load(ordering: .relaxed), values.count / 2 <= Self.maximumValues,
-      let hash = source.withUnsafeBufferPointer({ Self.textHash($0, values: values) })
-    else {
+  /// The HTML of a Markdown template's render: `text` is its output with the values set aside
+  /// in `values` (see `Template.render(_:into:markdownValues:)`).
+  func htmlBytes(from text: [UInt8], values: MarkdownValues) -> [UInt8] {
+    guard enabled.load(ordering: .relaxed), values.count <= Self.maximumValues else {
       direct.add(1, ordering: .relaxed)
-      return Markdown.htmlBytes(from: source, options: options)
+      return Markdown.htmlBytes(from: values.escaped(into: text), options: options)
     }
-    let candidates = shapes.withLock { $0[hash] }
-    if let candidates,
-      let known = source.withUnsafeBufferPointer({ source in
-        candidates.first { $0.matches(source, values: values) }
-      })
+    let hash = Self.hash(text, places: values.places)
+    if let candidates = shapes.withLock({ $0[hash] }),
+      let known = candidates.first(where: { $0.matches(text, values) })
     {
-      if let shape = known.shape, let html = shape.fill(source, values: values) {
+      if let shape = known.shape, let html = shape.fill(values) {
         reused.add(1, ordering: .relaxed)
         return html
       }
       direct.add(1, ordering: .relaxed)
-      return Markdown.htmlBytes(from: source, options: options)
+      return Markdown.htmlBytes(from: values.escaped(into: text), options: options)
     }
-    let html = Markdown.htmlBytes(from: source, options: options)
-    learn(source, values: values, html: html, hash: hash)
+    let html = Markdown.htmlBytes(from: values.escaped(into: text), options: options)
+    learn(text, values: values, html: html, hash: hash)
     let tried = learned.add(1, ordering: .relaxed).newValue
     if tried >= Self.trial, reused.load(ordering: .relaxed) < tried {
       enabled.store(false, ordering: .relaxed)
@@ -148,35 +127,25 @@ final class MarkdownShapes: Sendable {
   }
 
   /// Works out the shape of a page cmark has just rendered as `html`, and keeps it.
-  private func learn(_ source: [UInt8], values: [Int], html: [UInt8], hash: UInt64) {
-    let holes = values.count / 2
-    let plain = source.withUnsafeBufferPointer { source in
-      (0..<holes).allSatisfy { hole in
-        Self.isPlainValue(
-          UnsafeBufferPointer(rebasing: source[values[2 * hole]..<values[2 * hole + 1]]))
-      }
+  private func learn(_ text: [UInt8], values: MarkdownValues, html: [UInt8], hash: UInt64) {
+    // A value that could be markup would make a shape that is no use to other pages.
+    for index in 0..<values.count {
+      let plain = values.value(index).withUnsafeBufferPointer { Shape.isPlain($0) }
+      guard plain else { return }
     }
-    guard plain else { return }
     var shape: [UInt8] = []
-    var text: [UInt8] = []
-    var ends: [Int] = []
-    shape.reserveCapacity(source.count + holes * (Self.tokenPrefix.count + Self.tokenDigits))
+    shape.reserveCapacity(text.count + values.count * (Self.tokenPrefix.count + Self.tokenDigits))
     var copied = 0
-    for hole in 0...holes {
-      let end = hole < holes ? values[2 * hole] : source.count
-      shape.append(contentsOf: source[copied..<end])
-      text.append(contentsOf: source[copied..<end])
-      ends.append(text.count)
-      if hole < holes {
-        Self.appendToken(hole, to: &shape)
-        copied = values[2 * hole + 1]
-      }
+    for index in 0..<values.count {
+      shape.append(contentsOf: text[copied..<values.places[index]])
+      copied = values.places[index]
+      Self.appendToken(index, to: &shape)
     }
-    var shaped = Shape(shape, holes: holes, options: options)
-    // The shape must give what cmark gave; if it does not, the page's values are not what
-    // this shape can stand for, and it is not tried again.
-    if let candidate = shaped, candidate.fill(source, values: values) != html { shaped = nil }
-    let known = Known(text: text, ends: ends, shape: shaped)
+    shape.append(contentsOf: text[copied...])
+    var shaped = Shape(shape, holes: values.count, options: options)
+    // The shape must give what cmark gave; if it does not, it is not tried again.
+    if let candidate = shaped, candidate.fill(values) != html { shaped = nil }
+    let known = Known(text: text, places: values.places, shape: shaped)
     shapes.withLock { shapes in
       guard shapes.values.reduce(0, { $0 + $1.count }) < Self.capacity else { return }
       shapes[hash, default: []].append(known)
@@ -185,31 +154,22 @@ final class MarkdownShapes: Sendable {
 
   // MARK: - Shapes
 
-  /// A hash of the text between the values of `source`; nil when the values are out of order.
-  static func textHash(_ source: UnsafeBufferPointer<UInt8>, values: [Int]) -> UInt64? {
-    let holes = values.count / 2
-    let raw = UnsafeRawBufferPointer(source)
-    var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(holes)
-    var copied = 0
-    for hole in 0...holes {
-      let end = hole < holes ? values[2 * hole] : source.count
-      guard copied <= end, end <= source.count else { return nil }
-      hash = mix(hash ^ UInt64(end - copied))
-      var index = copied
-      while index + 8 <= end {
+  /// A hash of a render's template text and the places of its values.
+  static func hash(_ text: [UInt8], places: [Int]) -> UInt64 {
+    var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(text.count)
+    for place in places { hash = mix(hash ^ UInt64(place)) }
+    text.withUnsafeBytes { raw in
+      var index = 0
+      while index + 8 <= raw.count {
         hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
         index += 8
       }
       var tail: UInt64 = 0
-      while index < end {
-        tail = tail << 8 | UInt64(source[index])
+      while index < raw.count {
+        tail = tail << 8 | UInt64(raw[index])
         index += 1
       }
       hash = mix(hash ^ tail)
-      guard hole < holes else { break }
-      let valueEnd = values[2 * hole + 1]
-      guard end < valueEnd, valueEnd <= source.count else { return nil }
-      copied = valueEnd
     }
     return hash
   }
@@ -246,28 +206,6 @@ final class MarkdownShapes: Sendable {
     }
   }
 
-  /// Whether an escaped value is plain text to cmark wherever text can be: letters, digits,
-  /// spaces inside, UTF-8, and backslash-escaped ASCII punctuation but the backtick.
-  static func isPlainValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else {
-      return false
-    }
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte >= 0x80 || ASCIISet.textPlain.contains(byte) {
-        index += 1
-      } else if byte == UInt8(ascii: "\\"), index + 1 < bytes.count,
-        ASCIISet.escapable.contains(bytes[index + 1])
-      {
-        index += 2
-      } else {
-        return false
-      }
-    }
-    return true
-  }
-
   /// A set of ASCII bytes, one bit each.
   struct ASCIISet {
     let low: UInt64
@@ -275,12 +213,12 @@ final class MarkdownShapes: Sendable {
 
     /// `0`-`9`, `A`-`Z`, `a`-`z`.
     static let letterOrDigit = ASCIISet(low: 0x03FF_0000_0000_0000, high: 0x07FF_FFFE_07FF_FFFE)
-    /// Letters, digits and the space: what a value has as it is in text.
-    static let textPlain = ASCIISet(low: 0x03FF_0001_0000_0000, high: 0x07FF_FFFE_07FF_FFFE)
-    /// ASCII punctuation but the backtick: what a value has after a backslash.
-    static let escapable = ASCIISet(low: 0xFC00_FFFE_0000_0000, high: 0x7800_0000_F800_0001)
-    /// `-._~/#?=%+`: the punctuation a link destination may have, which cmark writes as it is.
-    static let destination = ASCIISet(low: 0xA000_E828_0000_0000, high: 0x4000_0000_8000_0000)
+    /// What text shows as it is: printable ASCII but `"`, `&`, `<`, `>` (which HTML writes as
+    /// references) and the backtick (which a value may not have).
+    static let textAsIs = ASCIISet(low: 0xAFFF_FFBB_0000_0000, high: 0x7FFF_FFFE_FFFF_FFFF)
+    /// Letters, digits and `-._~/#?=%+`: what a link destination may have, which cmark writes
+    /// as it is.
+    static let destination = ASCIISet(low: 0xA3FF_E828_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
 
     @inline(__always)
     func contains(_ byte: UInt8) -> Bool {
@@ -288,16 +226,5 @@ final class MarkdownShapes: Sendable {
       if byte < 128 { return high >> (byte &- 64) & 1 != 0 }
       return false
     }
-  }
-
-  @inline(__always)
-  static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
-    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-  }
-
-  @inline(__always)
-  static func isASCIIPunctuation(_ byte: UInt8) -> Bool {
-    (0x21...0x2F).contains(byte) || (0x3A...0x40).contains(byte)
-      || (0x5B...0x60).contains(byte) || (0x7B...0x7E).contains(byte)
   }
 }

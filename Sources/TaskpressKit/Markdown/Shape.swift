@@ -1,4 +1,5 @@
 import CCmark
+import Mustache
 
 #if canImport(Glibc)
   import Glibc
@@ -93,21 +94,22 @@ struct Shape {
 
   // MARK: - Filling
 
-  /// The HTML of a page of this shape: `source`, with its values at `values`; nil when a value
-  /// is not one this shape can stand for.
-  func fill(_ source: [UInt8], values: [Int]) -> [UInt8]? {
-    guard values.count == holes * 2 else { return nil }
-    return source.withUnsafeBufferPointer { source -> [UInt8]? in
+  /// The HTML of a page of this shape with `values`; nil when a value is not one this shape
+  /// can stand for.
+  func fill(_ values: MarkdownValues) -> [UInt8]? {
+    guard values.count == holes else { return nil }
+    return values.text.withUnsafeBufferPointer { text -> [UInt8]? in
       func value(_ hole: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: source[values[2 * hole]..<values[2 * hole + 1]])
+        let start = hole == 0 ? 0 : values.ends[hole - 1]
+        return UnsafeBufferPointer(rebasing: text[start..<values.ends[hole]])
       }
       for (hole, rules) in edgeRules {
         guard Self.obeys(value(hole), rules) else { return nil }
       }
       var capacity = html.count
       for piece in pieces {
-        // `\"` becomes `&quot;`: at most three bytes for each byte of a value.
-        capacity += 3 * value(piece.hole).count
+        // `"` becomes `&quot;`: at most six bytes for each byte of a value.
+        capacity += 6 * value(piece.hole).count
       }
       var failed = false
       let filled = html.withUnsafeBufferPointer { html in
@@ -135,46 +137,62 @@ struct Shape {
     }
   }
 
-  /// Writes an escaped value as cmark writes that text (backslash escapes dropped, and in text
-  /// the characters HTML reserves as references) at `output`; returns where it ended, or nil
-  /// when the value is not plain (see `MarkdownShapes.isPlainValue`) or, in a link
-  /// destination, has more than ASCII letters, digits and `-._~/#?=%+`.
+  /// Whether a value (as the data gave it) is one a shape can stand for in text: not empty,
+  /// no line break, tab, control character or backtick, no space at either end, no code point
+  /// Markdown escaping replaces. Escaped for Markdown it is the same with a backslash before
+  /// each ASCII punctuation character, which cmark reads as the characters themselves.
+  static func isPlain(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard !value.isEmpty else { return false }
+    for byte in value where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "`") {
+      return false
+    }
+    return Escaping.markdownEscapesOnlyPunctuation(value)
+  }
+
+  /// Writes a value as cmark writes it where its token was (in text, `&`, `<`, `>`, `"` as
+  /// references; in a link destination as it is) at `output`; returns where it ended, or nil
+  /// when the value is not plain (see `isPlain`) or, in a link destination, has more than
+  /// ASCII letters, digits and `-._~/#?=%+`.
   static func write(
     _ value: UnsafeBufferPointer<UInt8>, place: Place, to output: UnsafeMutablePointer<UInt8>
   ) -> UnsafeMutablePointer<UInt8>? {
-    guard let first = value.first, let last = value.last, first != 0x20, last != 0x20,
-      let start = value.baseAddress
+    guard let start = value.baseAddress, let first = value.first, let last = value.last,
+      first != 0x20, last != 0x20
     else {
       return nil
     }
-    let isText = place == .text
-    let plain = isText ? MarkdownShapes.ASCIISet.textPlain : .letterOrDigit
-    let escapable = isText ? MarkdownShapes.ASCIISet.escapable : .destination
     var out = output
+    if place == .destination {
+      for byte in value where !MarkdownShapes.ASCIISet.destination.contains(byte) { return nil }
+      copy(value, to: &out)
+      return out
+    }
     var index = 0
     var run = 0
+    var checked = false
     while index < value.count {
       let byte = value[index]
-      if plain.contains(byte) || (isText && byte >= 0x80) {
+      if MarkdownShapes.ASCIISet.textAsIs.contains(byte) {
         index += 1
         continue
       }
-      guard byte == UInt8(ascii: "\\"), index + 1 < value.count else { return nil }
-      let escaped = value[index + 1]
-      guard escapable.contains(escaped) else { return nil }
-      out.initialize(from: start + run, count: index - run)
-      out += index - run
-      if isText, let reference = reference(for: escaped) {
-        reference.withUTF8Buffer { copy($0, to: &out) }
-      } else {
-        out.pointee = escaped
-        out += 1
+      if byte >= 0x80 {
+        // A code point Markdown escaping would replace is not plain.
+        if !checked, byte == 0xC2 || byte >= 0xEF {
+          guard Escaping.markdownEscapesOnlyPunctuation(value) else { return nil }
+          checked = true
+        }
+        index += 1
+        continue
       }
-      index += 2
+      guard let reference = reference(for: byte) else { return nil }
+      copy(UnsafeBufferPointer(start: start + run, count: index - run), to: &out)
+      reference.withUTF8Buffer { copy($0, to: &out) }
+      index += 1
       run = index
     }
-    out.initialize(from: start + run, count: index - run)
-    return out + (index - run)
+    copy(UnsafeBufferPointer(start: start + run, count: index - run), to: &out)
+    return out
   }
 
   @inline(__always)
@@ -219,11 +237,7 @@ struct Shape {
   /// Whether the last character is a letter or a digit, as the token's last digit is.
   static func endsWithWord(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let last = value.last else { return false }
-    if last < 0x80 {
-      // An escaped punctuation character is punctuation.
-      return MarkdownShapes.ASCIISet.letterOrDigit.contains(last)
-        && !(value.count >= 2 && value[value.count - 2] == UInt8(ascii: "\\"))
-    }
+    if last < 0x80 { return MarkdownShapes.ASCIISet.letterOrDigit.contains(last) }
     var start = value.count - 1
     while start > 0, value[start] & 0xC0 == 0x80 { start -= 1 }
     return isWord(UnsafeBufferPointer(rebasing: value[start...]))

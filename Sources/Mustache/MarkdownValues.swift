@@ -1,0 +1,59 @@
+/// The values a Markdown template inserted, set aside instead of escaped into the output: their
+/// text, unescaped, and where each goes (see ``Template/render(_:into:markdownValues:partials:missingPartials:)``).
+///
+/// The output with ``Escaping/markdown`` applied to each value at its place is what a plain
+/// render gives: ``escaped(into:)`` makes it.
+public struct MarkdownValues: Sendable, Equatable {
+  /// The values' text, one after another, as the data gave it (not escaped).
+  public private(set) var text: [UInt8] = []
+  /// Where each value ends in `text`.
+  public private(set) var ends: [Int] = []
+  /// Where each value goes in the output: the offset of the output byte before which it stands.
+  public private(set) var places: [Int] = []
+
+  /// No values, with room for a page's.
+  public init() {
+    self.init(reservingCapacity: true)
+  }
+
+  init(reservingCapacity: Bool) {
+    guard reservingCapacity else { return }
+    ends.reserveCapacity(32)
+    places.reserveCapacity(32)
+    text.reserveCapacity(512)
+  }
+
+  /// The number of values.
+  public var count: Int { ends.count }
+
+  /// The text of value `index`.
+  public func value(_ index: Int) -> ArraySlice<UInt8> {
+    text[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
+  }
+
+  /// Adds a value whose text is `bytes`, to go at `place`.
+  public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, at place: Int) {
+    text.append(contentsOf: bytes)
+    ends.append(text.count)
+    places.append(place)
+  }
+
+  /// `output` (a render's output with these values set aside) with each value escaped for
+  /// Markdown at its place: what the render would have written.
+  public func escaped(into output: [UInt8]) -> [UInt8] {
+    var source: [UInt8] = []
+    source.reserveCapacity(output.count + 2 * text.count)
+    var copied = 0
+    text.withUnsafeBufferPointer { text in
+      for index in 0..<count {
+        source.append(contentsOf: output[copied..<places[index]])
+        copied = places[index]
+        let start = index == 0 ? 0 : ends[index - 1]
+        Escaping.appendMarkdown(
+          UnsafeBufferPointer(rebasing: text[start..<ends[index]]), to: &source)
+      }
+    }
+    source.append(contentsOf: output[copied...])
+    return source
+  }
+}
