@@ -12,17 +12,18 @@ import Synchronization
 /// in the values the template inserted share one parse.
 ///
 /// A page's Markdown is the template's text with values escaped for Markdown in between (see
-/// `Escaping.markdown`). Its *shape* is the same text with each value replaced by a token
-/// (`QzX00001` for the first). The first page of a shape is rendered by cmark as it is, and
-/// the shape is rendered too; the shape's HTML, cut at its tokens, is kept. A later page of the
-/// same shape is that HTML with each token replaced by its value, escaped as cmark escapes
-/// text or link destinations. The kept HTML is used only when it gives exactly what cmark gave
-/// for the first page, and a page takes it only when each value is one cmark cannot read as
+/// `Escaping.markdown`); the render sets the values aside (`MarkdownValues`). Its *shape* is
+/// the text with each value replaced by a token (`QzX00000` for the first). The first page of a
+/// shape is rendered by cmark, and the shape is rendered too; the shape's HTML, cut at its
+/// tokens, is kept. A later page with the same text and places is that HTML with each token
+/// replaced by its value as cmark writes text (`&`, `<`, `>`, `"` as references) or a link
+/// destination (as it is). The kept HTML is used only when it gave exactly what cmark gave for
+/// the first page, and a page takes it only when each value is one cmark cannot read as
 /// anything but text in that place:
 ///
-/// - the escaped value has only letters, digits, spaces, other UTF-8, and ASCII punctuation
-///   escaped with a backslash (no backtick, no line break, no tab, no character reference), and
-///   no space at either end;
+/// - the value is not empty and has no line break, tab, control character or backtick, no
+///   space at either end, and nothing Markdown escaping replaces: escaped, it is itself with a
+///   backslash before each ASCII punctuation character (see `Shape.isPlain`);
 /// - beside a `*`, `_` or `\` of the template, the value's character there is a letter or a
 ///   digit, like the token's, so emphasis and escapes come out the same; before a `.` or `)`
 ///   (or digits and one of them) it does not end with a digit, which could make an ordered
