@@ -465,6 +465,29 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(try site.page("board.html") == before)
   }
 
+  @Test("an HTML template with bytes that are not UTF-8 makes pages of valid UTF-8")
+  func invalidUTF8Template() throws {
+    let site = try SiteFixture()
+    let theme = site.folder + "/theme"
+    try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
+    let board =
+      Array("<p>Board \u{00E9} ".utf8) + [0xFF, 0xC3] + Array("{{todos.0.text}}</p>\n".utf8)
+    try Data(board).write(to: URL(fileURLWithPath: theme + "/board.html"))
+    var options = BuildOptions()
+    options.todos = try site.database(
+      "todo.sqlite", todoTable + "INSERT INTO todo VALUES (1, 'x', 1, 0);")
+    options.templates = theme
+    try site.build(options)
+    // Each broken byte shows as U+FFFD, and the page reads as UTF-8.
+    let page = try site.page("board.html")
+    #expect(page.contains("<p>Board \u{00E9} \u{FFFD}\u{FFFD}"))
+    // A theme of valid UTF-8 renders its pages as they are.
+    try "<p>Board \u{00E9}</p>\n".write(
+      toFile: theme + "/board.html", atomically: true, encoding: .utf8)
+    try site.build(options)
+    #expect(try site.page("board.html").contains("<p>Board \u{00E9}</p>"))
+  }
+
   @Test("labels.json in a theme overrides labels; unknown labels are errors")
   func labels() throws {
     let site = try SiteFixture()

@@ -13,6 +13,8 @@ struct PageRenderer: Sendable {
   private let specialized = SpecializedTemplates()
   /// For each Markdown body, the shapes its pages share (see `MarkdownShapes`).
   private let shapes: [String: MarkdownShapes]
+  /// Whether every template is valid UTF-8, so that every render is (values are).
+  private let templatesAreUTF8: Bool
 
   static let bodyNames = [
     "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
@@ -20,10 +22,13 @@ struct PageRenderer: Sendable {
 
   init(theme: Theme) throws {
     var templates: [String: Template] = [:]
+    var templatesAreUTF8 = true
     for path in theme.templatePaths {
       guard let file = theme.files[path] else { continue }
       templates[path] = try Template(bytes: file.contents, name: file.displayPath)
+      if String(validating: file.contents, as: UTF8.self) == nil { templatesAreUTF8 = false }
     }
+    self.templatesAreUTF8 = templatesAreUTF8
     partials = ThemePartials(templates: templates)
     guard let layout = templates["layout.html"] else {
       throw ThemeError("the theme has no 'layout.html'")
@@ -59,8 +64,9 @@ struct PageRenderer: Sendable {
     } else {
       try body.render(
         .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
-      // Made a string, which mends any invalid UTF-8 of a template.
-      values["content"] = .string(String(decoding: rendered, as: UTF8.self))
+      // Templates of valid UTF-8 render valid UTF-8; else a string mends what a template broke.
+      values["content"] =
+        templatesAreUTF8 ? .utf8(rendered) : .string(String(decoding: rendered, as: UTF8.self))
     }
     var output: [UInt8] = []
     output.reserveCapacity(rendered.count + 4096)
