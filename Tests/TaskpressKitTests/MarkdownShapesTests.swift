@@ -192,6 +192,27 @@ import Testing
     #expect(!MarkdownShapes.ASCIISet.textAsIs.contains(0xC3))
   }
 
+  @Test("eight bytes are taken at once exactly when each byte is one text shows as it is")
+  func wordsAsIs() {
+    var generator = SeededGenerator(seed: 3)
+    // Bytes next to the edges of the set, and the set's own.
+    let interesting: [UInt8] = [
+      0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x5F,
+      0x60, 0x61, 0x7E, 0x7F, 0x80, 0xC3, 0xFF, 0x41, 0x7A,
+    ]
+    for _ in 0..<50_000 {
+      let bytes = (0..<8).map { _ in
+        Bool.random(using: &generator)
+          ? interesting[Int.random(in: 0..<interesting.count, using: &generator)]
+          : UInt8.random(in: 0x20...0x7E, using: &generator)
+      }
+      let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+      #expect(
+        Shape.isTextAsIs(word) == bytes.allSatisfy(MarkdownShapes.ASCIISet.textAsIs.contains),
+        "\(bytes)")
+    }
+  }
+
   @Test("values set aside, escaped back, are what a plain render writes")
   func escapedBack() {
     var generator = SeededGenerator(seed: 7)

@@ -50,10 +50,18 @@ final class MarkdownShapes: Sendable {
 
   /// A shape seen: its template text and the places of its values and, when pages can reuse
   /// it, its cut HTML.
-  private struct Known {
+  private final class Known: Sendable {
+    let hash: UInt64
     let text: [UInt8]
     let places: [Int]
     let shape: Shape?
+
+    init(hash: UInt64, text: [UInt8], places: [Int], shape: Shape?) {
+      self.hash = hash
+      self.text = text
+      self.places = places
+      self.shape = shape
+    }
 
     func matches(_ text: [UInt8], _ values: MarkdownValues) -> Bool {
       places == values.places
@@ -72,8 +80,8 @@ final class MarkdownShapes: Sendable {
   }
 
   private let options: Markdown.Options
-  /// The shapes seen, by a hash of their template text.
-  private let shapes = Mutex<[UInt64: [Known]]>([:])
+  /// The shapes seen (a few per template: searched in order, by a hash of their text first).
+  private let shapes = Mutex<[Known]>([])
   private let reused = Atomic<Int>(0)
   private let learned = Atomic<Int>(0)
   private let direct = Atomic<Int>(0)
@@ -108,9 +116,10 @@ final class MarkdownShapes: Sendable {
       return Markdown.htmlBytes(from: values.escaped(into: text), options: options)
     }
     let hash = Self.hash(text, places: values.places)
-    if let candidates = shapes.withLock({ $0[hash] }),
-      let known = candidates.first(where: { $0.matches(text, values) })
-    {
+    let found = shapes.withLock { shapes in
+      shapes.first { $0.hash == hash && $0.matches(text, values) }
+    }
+    if let known = found {
       if let shape = known.shape, let html = shape.fill(values) {
         reused.add(1, ordering: .relaxed)
         return html
@@ -146,10 +155,9 @@ final class MarkdownShapes: Sendable {
     var shaped = Shape(shape, holes: values.count, options: options)
     // The shape must give what cmark gave; if it does not, it is not tried again.
     if let candidate = shaped, candidate.fill(values) != html { shaped = nil }
-    let known = Known(text: text, places: values.places, shape: shaped)
+    let known = Known(hash: hash, text: text, places: values.places, shape: shaped)
     shapes.withLock { shapes in
-      guard shapes.values.reduce(0, { $0 + $1.count }) < Self.capacity else { return }
-      shapes[hash, default: []].append(known)
+      if shapes.count < Self.capacity { shapes.append(known) }
     }
   }
 

@@ -170,7 +170,15 @@ struct Shape {
     var index = 0
     var run = 0
     var checked = false
+    let raw = UnsafeRawBufferPointer(value)
     while index < value.count {
+      // Eight bytes at a time while they are printable ASCII that text shows as it is.
+      if index + 8 <= value.count,
+        Self.isTextAsIs(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      {
+        index += 8
+        continue
+      }
       let byte = value[index]
       if MarkdownShapes.ASCIISet.textAsIs.contains(byte) {
         index += 1
@@ -193,6 +201,26 @@ struct Shape {
     }
     copy(UnsafeBufferPointer(start: start + run, count: index - run), to: &out)
     return out
+  }
+
+  /// Whether all eight bytes of `word` are printable ASCII but `"`, `&`, `<`, `>` and the
+  /// backtick: those of `MarkdownShapes.ASCIISet.textAsIs`.
+  @inline(__always)
+  static func isTextAsIs(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZero(_ value: UInt64) -> Bool {
+      (value &- ones) & ~value & highs != 0
+    }
+    // No byte of 0x80 or more, none below 0x20 (space), none 0x7F.
+    guard word & highs == 0, (word &- ones &* 0x20) & ~word & highs == 0,
+      !hasZero(word ^ (ones &* 0x7F))
+    else {
+      return false
+    }
+    return !hasZero(word ^ (ones &* 0x22)) && !hasZero(word ^ (ones &* 0x26))
+      && !hasZero(word ^ (ones &* 0x3C)) && !hasZero(word ^ (ones &* 0x3E))
+      && !hasZero(word ^ (ones &* 0x60))
   }
 
   @inline(__always)
