@@ -45,17 +45,18 @@ public final class ContactSource {
       guard let id = reader.key(row, 0, field: "id", location: "contacts row \(ordinal)") else {
         return
       }
-      let location = "contacts id=\(id)"
+      // Made only for a warning: most rows have none.
+      func location() -> String { "contacts id=\(id)" }
       if contacts.last?.id == id {
-        reader.warn(location, "id \(id) is used by more than one row; row skipped")
+        reader.warn(location(), "id \(id) is used by more than one row; row skipped")
         return
       }
       contacts.append(
         Contact(
           id: id,
-          name: reader.text(row, 1, field: "name", location: location),
-          address: reader.text(row, 2, field: "address", location: location),
-          phone: reader.text(row, 3, field: "phone", location: location)))
+          name: reader.text(row, 1, field: "name", location: location()),
+          address: reader.text(row, 2, field: "address", location: location()),
+          phone: reader.text(row, 3, field: "phone", location: location())))
     }
     return (contacts, reader.warnings)
   }

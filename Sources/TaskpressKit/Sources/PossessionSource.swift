@@ -51,13 +51,14 @@ public final class PossessionSource {
       let rowid = row.int64(at: 0) ?? 0
       guard let id = reader.key(row, 1, field: "id", location: "possessions rowid=\(rowid)")
       else { return }
-      let location = "possessions id=\(id)"
+      // Made only for a warning: most rows have none.
+      func location() -> String { "possessions id=\(id)" }
       if possessions.last?.id == id {
-        reader.warn(location, "id \(id) is used by more than one row; row skipped")
+        reader.warn(location(), "id \(id) is used by more than one row; row skipped")
         return
       }
-      let name = reader.text(row, 2, field: "name", location: location)
-      let description = reader.text(row, 3, field: "description", location: location)
+      let name = reader.text(row, 2, field: "name", location: location())
+      let description = reader.text(row, 3, field: "description", location: location())
       let photo = try sniffPhoto(
         type: row.text(at: 4)?.string ?? "null", rowid: rowid, location: location,
         reader: &reader)
@@ -100,8 +101,9 @@ public final class PossessionSource {
   /// The photo's format and size from its first bytes, read a little at a time. NULL or empty
   /// is no photo; anything not an image is a warning.
   private func sniffPhoto(
-    type: String, rowid: Int64, location: String, reader: inout RowReader
+    type: String, rowid: Int64, location makeLocation: () -> String, reader: inout RowReader
   ) throws -> PhotoInfo? {
+    var location: String { makeLocation() }
     switch type {
     case "null":
       return nil

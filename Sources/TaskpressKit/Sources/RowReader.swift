@@ -14,9 +14,12 @@ struct RowReader {
   }
 
   /// The text in `column`: NULL is empty, invalid UTF-8 is repaired, NUL bytes are dropped;
-  /// each repair is a warning.
-  mutating func text(_ row: Row, _ index: Int, field: String, location: String) -> String {
+  /// each repair is a warning. `location` is made only for a warning.
+  mutating func text(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String
+  ) -> String {
     if let valid = row.validText(at: index) { return valid }
+    let location = makeLocation()
     guard let value = row.text(at: index) else {
       warn(location, "\(field) is NULL")
       return ""
@@ -33,8 +36,12 @@ struct RowReader {
   }
 
   /// The row's key (`pk` or `id`), or `nil` with a warning when it is not an integer.
-  mutating func key(_ row: Row, _ index: Int, field: String, location: String) -> Int64? {
+  /// `location` is made only for a warning.
+  mutating func key(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String
+  ) -> Int64? {
     if let key = row.int64(at: index) { return key }
+    let location = makeLocation()
     switch row.columnType(at: index) {
     case .null:
       warn(location, "\(field) is NULL; row skipped")

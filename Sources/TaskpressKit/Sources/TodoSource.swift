@@ -45,12 +45,13 @@ public final class TodoSource {
       guard let pk = reader.key(row, 0, field: "pk", location: "todo row \(ordinal)") else {
         return
       }
-      let location = "todo pk=\(pk)"
+      // Made only for a warning: most rows have none.
+      func location() -> String { "todo pk=\(pk)" }
       if todos.last?.pk == pk {
-        reader.warn(location, "pk \(pk) is used by more than one row; row skipped")
+        reader.warn(location(), "pk \(pk) is used by more than one row; row skipped")
         return
       }
-      let text = reader.text(row, 1, field: "text", location: location)
+      let text = reader.text(row, 1, field: "text", location: location())
       let priority = Self.priority(row, 2, location: location, reader: &reader)
       todos.append(Todo(pk: pk, text: text, priority: priority, complete: Self.isComplete(row, 3)))
     }
@@ -62,8 +63,9 @@ public final class TodoSource {
   /// 1, 2, 3 are High, Medium, Low; another whole number keeps its value; anything else is
   /// no priority. All but the first three are warnings.
   private static func priority(
-    _ row: Row, _ index: Int, location: String, reader: inout RowReader
+    _ row: Row, _ index: Int, location makeLocation: () -> String, reader: inout RowReader
   ) -> Priority {
+    var location: String { makeLocation() }
     let number: Int64
     switch row.columnType(at: index) {
     case .integer:
