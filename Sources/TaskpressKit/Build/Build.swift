@@ -144,7 +144,8 @@ public enum Build {
       // parallel.
       let pages = plan.pages
       let photoFiles = try stagePages(
-        pages, plan: plan, renderer: renderer, writer: writer, possessionSource: possessionSource,
+        pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
+        possessionSource: possessionSource,
         makeContext: { photoFiles in
           PageContext(
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
@@ -251,7 +252,8 @@ public enum Build {
   /// The photos go first, on one thread, while the others render the pages that show no photo;
   /// the possession pages and `possessions.json` wait for the photos' names.
   private static func stagePages(
-    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, writer: OutputWriter,
+    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
+    writer: OutputWriter,
     possessionSource: PossessionSource?,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
     jobs: Int, interrupt: InterruptFlag, reporter: Reporter
@@ -286,11 +288,20 @@ public enum Build {
     let queue = work
     // The database connection is used by the one thread that takes the photos.
     nonisolated(unsafe) let possessionSource = possessionSource
-    let shared = StagingState(plainContext: makeContext([:]))
+    let shared = StagingState()
     let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
     let total = pages.count
-    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, queue.count))) { _ in
+    // Each thread renders with templates and contexts of its own (the first reuses `renderer`,
+    // which checked the templates): no object that pages count references to is shared between
+    // threads, so the cores do not trade the cache lines of reference counts.
+    let threads = max(1, min(jobs, queue.count))
+    let renderers = try [renderer] + (1..<threads).map { _ in try PageRenderer(theme: theme) }
+    let plainContexts = (0..<threads).map { _ in makeContext([:]) }
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      let renderer = renderers[thread]
+      let plainContext = plainContexts[thread]
+      var photoContext: PageContext?
       while true {
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
@@ -300,10 +311,10 @@ public enum Build {
             let files = try possessionSource.map {
               try exportPhotos(plan.possessions, from: $0, to: writer)
             }
-            shared.photosDone(makeContext(files ?? [:]), files: files ?? [:])
+            shared.photosDone(files ?? [:])
           case .todoData:
             let todos = plan.todosByPK
-            let strings = shared.plainContext.strings
+            let strings = plainContext.strings
             try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, strings: strings))
             try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, strings: strings))
           case .possessionData:
@@ -323,9 +334,11 @@ public enum Build {
             let context: PageContext
             if Self.showsPhotos(pages[range.lowerBound]) {
               guard let files = shared.waitForPhotos(interrupt) else { return }
-              context = files.context
+              let made = photoContext ?? makeContext(files.photoFiles)
+              photoContext = made
+              context = made
             } else {
-              context = shared.plainContext
+              context = plainContext
             }
             for position in range {
               guard !interrupt.isSet else { return }
@@ -365,7 +378,6 @@ public enum Build {
   /// What the threads staging a site share: the photos once they are staged, and failures.
   private final class StagingState: Sendable {
     struct Photos {
-      var context: PageContext
       var photoFiles: [Int64: PageContext.PhotoFile]
     }
 
@@ -374,14 +386,8 @@ public enum Build {
       var failures: [(index: Int, error: any Error)] = []
     }
 
-    /// The context of the pages that show no photo.
-    let plainContext: PageContext
     private let state = Mutex(State())
     private let condition = NSCondition()
-
-    init(plainContext: PageContext) {
-      self.plainContext = plainContext
-    }
 
     var failed: Bool { state.withLock { !$0.failures.isEmpty } }
 
@@ -395,9 +401,9 @@ public enum Build {
       state.withLock { $0.failures.min { $0.index < $1.index }?.error }
     }
 
-    func photosDone(_ context: PageContext, files: [Int64: PageContext.PhotoFile]) {
+    func photosDone(_ files: [Int64: PageContext.PhotoFile]) {
       condition.lock()
-      state.withLock { $0.photos = Photos(context: context, photoFiles: files) }
+      state.withLock { $0.photos = Photos(photoFiles: files) }
       condition.broadcast()
       condition.unlock()
     }
