@@ -4,6 +4,19 @@ import Testing
 @testable import TaskpressKit
 
 @Suite struct PageContextTests {
+  @Test("each page kind's number is its place among the body templates")
+  func kindNumbers() {
+    let pages: [SitePlan.Page] = [
+      .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
+      .notFound,
+    ]
+    for page in pages {
+      #expect(
+        PageRenderer.bodyNames[PageRenderer.kindNumber(of: page)] == PageContext.kind(of: page))
+    }
+    #expect(Set(pages.map(PageRenderer.kindNumber)).count == PageRenderer.bodyNames.count)
+  }
+
   static func context(contacts names: [String]) -> PageContext {
     var data = SiteData()
     data.hasContacts = true

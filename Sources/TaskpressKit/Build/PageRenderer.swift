@@ -6,19 +6,33 @@ import Synchronization
 /// Every template of the theme is parsed once, up front, so a broken template fails the build
 /// before anything is written.
 struct PageRenderer: Sendable {
-  /// The body template of each page kind (`index`, `todo`, ...).
-  private let bodies: [String: Template]
+  /// The body template of each page kind, in the order of `bodyNames`.
+  private let bodies: [Template?]
   private let layout: Template
   private let partials: ThemePartials
   private let specialized = SpecializedTemplates()
   /// For each Markdown body, the shapes its pages share (see `MarkdownShapes`).
-  private let shapes: [String: MarkdownShapes]
+  private let shapes: [MarkdownShapes?]
   /// Whether every template is valid UTF-8, so that every render is (values are).
   private let templatesAreUTF8: Bool
 
   static let bodyNames = [
     "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
   ]
+
+  /// The place of `page`'s kind in `bodyNames`.
+  static func kindNumber(of page: SitePlan.Page) -> Int {
+    switch page {
+    case .index: 0
+    case .board: 1
+    case .todo: 2
+    case .possessions: 3
+    case .possession: 4
+    case .contacts: 5
+    case .contact: 6
+    case .notFound: 7
+    }
+  }
 
   init(theme: Theme) throws {
     var templates: [String: Template] = [:]
@@ -34,19 +48,14 @@ struct PageRenderer: Sendable {
       throw ThemeError("the theme has no 'layout.html'")
     }
     self.layout = layout
-    var bodies: [String: Template] = [:]
-    for name in Self.bodyNames {
-      let path = try theme.bodyTemplate(name)
-      bodies[name] = templates[path]
-    }
-    self.bodies = bodies
-    shapes = bodies.compactMapValues { $0.escaping == .markdown ? MarkdownShapes() : nil }
+    bodies = try Self.bodyNames.map { templates[try theme.bodyTemplate($0)] }
+    shapes = bodies.map { $0?.escaping == .markdown ? MarkdownShapes() : nil }
   }
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
   func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
     var values = context.values(for: page, file: file)
-    let kind = PageContext.kind(of: page)
+    let kind = Self.kindNumber(of: page)
     guard var body = bodies[kind] else { return [] }
     var layout = self.layout
     if values.chrome.isShared {
@@ -81,27 +90,36 @@ struct PageRenderer: Sendable {
 /// and section rather than once per page.
 final class SpecializedTemplates: Sendable {
   private struct Entry {
-    /// Held so that its identity, the key of the entry, is not reused.
+    /// Held so that its identity, which finds the entry, is not reused.
     let chrome: PageContext.Chrome
-    var templates: [String: (body: Template, layout: Template)] = [:]
+    /// By page kind (see `PageRenderer.kindNumber(of:)`).
+    var templates: [(body: Template, layout: Template)?]
   }
 
-  private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+  /// One entry for each chrome seen (a few: one for each folder and section).
+  private let entries = Mutex<[Entry]>([])
 
   /// `body` and `layout` specialized for `values`, made at the first page of its chrome and
-  /// kind.
+  /// kind (a number below `PageRenderer.bodyNames.count`).
   func templates(
-    kind: String, body: Template, layout: Template, values: SharedPageValues,
+    kind: Int, body: Template, layout: Template, values: SharedPageValues,
     partials: ThemePartials
   ) -> (body: Template, layout: Template) {
-    let id = ObjectIdentifier(values.chrome)
-    return entries.withLock { entries in
-      if let found = entries[id]?.templates[kind] { return found }
+    entries.withLock { entries in
+      var entry = entries.firstIndex { $0.chrome === values.chrome }
+      if let entry, let found = entries[entry].templates[kind] { return found }
+      if entry == nil {
+        entries.append(
+          Entry(
+            chrome: values.chrome,
+            templates: Array(repeating: nil, count: PageRenderer.bodyNames.count)))
+        entry = entries.count - 1
+      }
       let made = (
         body: body.specialized(for: values, partials: partials, missingPartials: .throwError),
         layout: layout.specialized(for: values, partials: partials, missingPartials: .throwError)
       )
-      entries[id, default: Entry(chrome: values.chrome)].templates[kind] = made
+      if let entry { entries[entry].templates[kind] = made }
       return made
     }
   }
