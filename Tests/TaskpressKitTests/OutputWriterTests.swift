@@ -5,6 +5,16 @@ import Testing
 @testable import TaskpressKit
 
 @Suite struct OutputWriterTests {
+  @Test("a path splits into its folder and its name at the last slash")
+  func splitPaths() {
+    #expect(OutputPath.split("todos/7.html") == ("todos", "7.html"))
+    #expect(OutputPath.split("a/b/c.html") == ("a/b", "c.html"))
+    #expect(OutputPath.split("index.html") == ("", "index.html"))
+    #expect(OutputPath.split("å/é.html") == ("å", "é.html"))
+    #expect(OutputPath.split("") == ("", ""))
+    #expect(OutputPath.split("/x") == ("", "x"))
+  }
+
   let site = ["index.html": "<h1>home</h1>", "todos/1.html": "one", "todos/2.html": "two"]
 
   @Test("a first build writes every file and records them in the manifest")

@@ -114,6 +114,13 @@ public final class OutputWriter: @unchecked Sendable {
     var shadowRootIndex: [String: Int] = [:]
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
+
+    /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
+    /// comparing their names is cheaper than hashing one (this is asked for every file).
+    func plan(of folder: String) -> Int? {
+      guard plans.count <= 16 else { return planIndex[folder] }
+      return plans.firstIndex { $0.path == folder }
+    }
   }
 
   let state: Mutex<State>
@@ -392,7 +399,7 @@ public final class OutputWriter: @unchecked Sendable {
       }
       s.records.append(Record(path: path, plan: -1, staged: .pending))
       s.activeAdds += 1
-      let known = s.planIndex[folder].map { ($0, s.plans[$0].placement) }
+      let known = s.plan(of: folder).map { ($0, s.plans[$0].placement) }
       return (index, known, s.stagingFD)
     }
     var slot = Slot(
@@ -463,7 +470,7 @@ public final class OutputWriter: @unchecked Sendable {
       }
     }
     return try state.withLock { (s) throws(OutputError) -> (Int, Placement, stagingFD: Int32) in
-      if let known = s.planIndex[folder] {
+      if let known = s.plan(of: folder) {
         // Another thread got here first.
         return (known, s.plans[known].placement, s.stagingFD)
       }
