@@ -485,7 +485,7 @@ p, li { overflow-wrap: anywhere; }
 
 """#,
     "prevnext.md": #"""
-{{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{/previous}}{{#previous}}{{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
+{{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
 
 """#,
     "todo.md": #"""
