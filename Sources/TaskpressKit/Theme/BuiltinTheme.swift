@@ -526,6 +526,11 @@ A body template may be `.md` (its `{{values}}` are Markdown-escaped, then the bo
 cmark in safe mode) or `.html` (its values are HTML-escaped). `{{> name}}` finds `name` with the
 including template's extension.
 
+Pages whose Markdown differs only in its escaped `{{values}}` share one cmark parse: the HTML is
+the same as cmark's, made faster. A page whose text differs (a `{{{raw}}}` value), or a template
+with raw HTML, an autolink, a character reference or a link reference definition, is parsed page
+by page.
+
 ## Variables every template sees
 
 | variable | example | meaning |
