@@ -3,8 +3,9 @@ import Synchronization
 
 /// Renders a page: its body template, through cmark when it is Markdown, into `layout.html`.
 ///
-/// Every template of the theme is parsed once, up front, so a broken template fails the build
-/// before anything is written.
+/// Every template of the theme is parsed up front, so a broken template fails the build before
+/// anything is written. Each render thread has a renderer of its own (see `Build.stagePages`):
+/// what it learns and keeps as it renders (specialized templates, Markdown shapes) is its own.
 struct PageRenderer: Sendable {
   /// The body template of each page kind, in the order of `bodyNames`.
   private let bodies: [Template?]
@@ -106,20 +107,20 @@ final class SpecializedTemplates: Sendable {
     partials: ThemePartials
   ) -> (body: Template, layout: Template) {
     entries.withLock { entries in
-      var entry = entries.firstIndex { $0.chrome === values.chrome }
-      if let entry, let found = entries[entry].templates[kind] { return found }
-      if entry == nil {
-        entries.append(
-          Entry(
-            chrome: values.chrome,
-            templates: Array(repeating: nil, count: PageRenderer.bodyNames.count)))
+      let entry: Int
+      if let found = entries.firstIndex(where: { $0.chrome === values.chrome }) {
+        entry = found
+      } else {
+        let kinds = PageRenderer.bodyNames.count
+        entries.append(Entry(chrome: values.chrome, templates: Array(repeating: nil, count: kinds)))
         entry = entries.count - 1
       }
+      if let found = entries[entry].templates[kind] { return found }
       let made = (
         body: body.specialized(for: values, partials: partials, missingPartials: .throwError),
         layout: layout.specialized(for: values, partials: partials, missingPartials: .throwError)
       )
-      if let entry { entries[entry].templates[kind] = made }
+      entries[entry].templates[kind] = made
       return made
     }
   }

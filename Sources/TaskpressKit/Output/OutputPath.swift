@@ -48,16 +48,14 @@ enum OutputPath {
   /// Splits `a/b/c.html` into (`a/b`, `c.html`); the folder is empty at the top.
   static func split(_ path: String) -> (folder: String, name: String) {
     // On the UTF-8 bytes: a path is split for every file written.
-    let parts = path.utf8.withContiguousStorageIfAvailable { bytes -> (String, String)? in
-      var slash = bytes.count - 1
-      while slash >= 0, bytes[slash] != UInt8(ascii: "/") { slash -= 1 }
-      guard slash >= 0 else { return nil }
+    let parts = path.utf8.withContiguousStorageIfAvailable { bytes -> (String, String) in
+      guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
       return (
         String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self),
         String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self)
       )
     }
-    if let parts { return parts ?? ("", path) }
+    if let parts { return parts }
     guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
     return (String(path[..<slash]), String(path[path.index(after: slash)...]))
   }
