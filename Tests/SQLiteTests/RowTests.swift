@@ -57,15 +57,21 @@ import Testing
   func validTextFastPath() throws {
     let select =
       "SELECT 'caf\u{E9} \u{1F600}', '', CAST(X'61FF62' AS TEXT), CAST(X'610062' AS TEXT),"
-      + " NULL, 7, X'6162'"
+      + " NULL, 7, X'6162', 'plain ASCII text longer than eight', 'ASCII then caf\u{E9}',"
+      + " CAST(X'414243444546474849FF' AS TEXT)"
     try withRow(select) { row in
       #expect(row.validText(at: 0) == "caf\u{E9} \u{1F600}")
       #expect(row.validText(at: 1) == "")
-      // Invalid UTF-8, a NUL byte, NULL, a number, a BLOB: none is read this way.
-      for index in 2...6 { #expect(row.validText(at: index) == nil, "column \(index)") }
-      #expect(row.validText(at: 9) == nil)
+      #expect(row.validText(at: 7) == "plain ASCII text longer than eight")
+      #expect(row.validText(at: 8) == "ASCII then caf\u{E9}")
+      // Invalid UTF-8 (also after eight ASCII bytes), a NUL byte, NULL, a number, a BLOB: none
+      // is read this way.
+      for index in [2, 3, 4, 5, 6, 9] {
+        #expect(row.validText(at: index) == nil, "column \(index)")
+      }
+      #expect(row.validText(at: 12) == nil)
       // Whatever validText reads is what text(at:) reads, without repairs.
-      for index in 0...1 {
+      for index in [0, 1, 7, 8] {
         #expect(row.text(at: index)?.string == row.validText(at: index))
         #expect(row.text(at: index)?.repairs == [])
       }
