@@ -26,8 +26,29 @@ public enum MustacheValue: Sendable, Equatable {
   /// rows never has to be in memory at once; otherwise it behaves as `.array`.
   case list(MustacheList)
   /// An object whose values are made when a template looks them up, so that a page's context
-  /// costs no dictionary; otherwise it behaves as `.object`.
-  indirect case computed(any MustacheObject)
+  /// costs no dictionary; otherwise it behaves as `.object`. Make one with
+  /// ``computed(_:)-swift.type.method``.
+  case computed(MustacheObjectBox)
+}
+
+/// A ``MustacheObject`` held by reference: a value holding it is one word, and a lookup asks
+/// the object where it is instead of copying it out first.
+public final class MustacheObjectBox: Sendable {
+  /// The object.
+  public let object: any MustacheObject
+
+  /// Holds `object`.
+  public init(_ object: any MustacheObject) {
+    self.object = object
+  }
+}
+
+extension MustacheValue {
+  /// An object whose values are made when a template looks them up; see
+  /// ``computed(_:)-swift.enum.case``.
+  public static func computed(_ object: any MustacheObject) -> MustacheValue {
+    .computed(MustacheObjectBox(object))
+  }
 }
 
 /// An object that makes its values on demand; see ``MustacheValue/computed(_:)``.
@@ -77,7 +98,7 @@ extension MustacheValue {
   var objectFields: [String: MustacheValue]? {
     switch self {
     case .object(let fields): fields
-    case .computed(let object): object.dictionary
+    case .computed(let box): box.object.dictionary
     default: nil
     }
   }
@@ -87,7 +108,7 @@ extension MustacheValue {
   func member(_ key: String) -> MustacheValue? {
     switch self {
     case .object(let fields): fields[key]
-    case .computed(let object): object.value(forKey: key)
+    case .computed(let box): box.object.value(forKey: key)
     default: nil
     }
   }
