@@ -55,7 +55,9 @@ struct PageRenderer: Sendable {
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
   func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
-    var values = context.values(for: page, file: file)
+    let values = context.values(for: page, file: file)
+    // One object for the body and the layout: `content` set in between is seen by the layout.
+    let root = MustacheValue.computed(values)
     let kind = Self.kindNumber(of: page)
     guard var body = bodies[kind] else { return [] }
     var layout = self.layout
@@ -67,13 +69,13 @@ struct PageRenderer: Sendable {
     if let shapes = shapes[kind] {
       var markdownValues = MarkdownValues()
       try body.render(
-        .computed(values), into: &rendered, markdownValues: &markdownValues,
+        root, into: &rendered, markdownValues: &markdownValues,
         partials: partials, missingPartials: .throwError)
       // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes.
       values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: markdownValues))
     } else {
       try body.render(
-        .computed(values), into: &rendered, partials: partials, missingPartials: .throwError)
+        root, into: &rendered, partials: partials, missingPartials: .throwError)
       // Templates of valid UTF-8 render valid UTF-8; else a string mends what a template broke.
       values["content"] =
         templatesAreUTF8 ? .utf8(rendered) : .string(String(decoding: rendered, as: UTF8.self))
@@ -81,7 +83,7 @@ struct PageRenderer: Sendable {
     var output: [UInt8] = []
     output.reserveCapacity(rendered.count + 4096)
     try layout.render(
-      .computed(values), into: &output, partials: partials, missingPartials: .throwError)
+      root, into: &output, partials: partials, missingPartials: .throwError)
     return output
   }
 }

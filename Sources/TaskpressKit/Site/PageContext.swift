@@ -90,7 +90,7 @@ struct PageContext: Sendable {
   /// ``values(for:)`` of a page whose file (`plan.file(of: page)`) the caller has already.
   func values(for page: SitePlan.Page, file: String) -> PageValues {
     let folder = folderValues(of: file)
-    var context = common(for: page, file: file, folder: folder)
+    let context = common(for: page, file: file, folder: folder)
     switch page {
     case .index(let number):
       let positions = plan.todoPositions(onIndexPage: number)
@@ -120,7 +120,7 @@ struct PageContext: Sendable {
     case .todo(let position):
       let links = todoLinks(from: file, folder: folder, ownPK: plan.todos[position].pk)
       context["todo"] = todo(at: position, links)
-      addNeighbours(position, count: plan.todos.count, to: &context) { neighbour in
+      addNeighbours(position, count: plan.todos.count, to: context) { neighbour in
         todo(at: neighbour, links)
       }
     case .possessions:
@@ -131,7 +131,7 @@ struct PageContext: Sendable {
       let links = PossessionLinks(
         strings: strings, fromFile: file, ownID: plan.possessions[position].id)
       context["possession"] = possession(at: position, links)
-      addNeighbours(position, count: plan.possessions.count, to: &context) { neighbour in
+      addNeighbours(position, count: plan.possessions.count, to: context) { neighbour in
         possession(at: neighbour, links)
       }
     case .contacts:
@@ -141,7 +141,7 @@ struct PageContext: Sendable {
     case .contact(let position):
       let links = contactLinks(from: file, ownID: plan.contacts[position].id)
       context["contact"] = contact(at: position, links)
-      addNeighbours(position, count: plan.contacts.count, to: &context) { neighbour in
+      addNeighbours(position, count: plan.contacts.count, to: context) { neighbour in
         contact(at: neighbour, links)
       }
     case .notFound:
@@ -460,7 +460,7 @@ struct PageContext: Sendable {
   // MARK: - Helpers
 
   private func addNeighbours(
-    _ position: Int, count: Int, to context: inout PageValues,
+    _ position: Int, count: Int, to context: PageValues,
     _ make: (Int) -> MustacheValue
   ) {
     if position > 0 { context["previous"] = make(position - 1) }

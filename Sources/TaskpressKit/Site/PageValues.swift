@@ -357,14 +357,26 @@ struct PageInfo: MustacheObject {
 
 /// Everything a page's templates see at the top level: what every page has (`site`, `labels`,
 /// `page`, the layout's links) and what its kind adds (`todo`, `groups`, `content`, ...).
-struct PageValues: MustacheObject {
+///
+/// A class: the body and the layout of a page read the same values, through one reference,
+/// and `content` set after the body is rendered is seen by the layout. `@unchecked Sendable`:
+/// the values of a page are made, changed and read by the one thread that renders it.
+final class PageValues: MustacheObject, @unchecked Sendable {
   let site: MustacheValue
   let labels: MustacheValue
   let page: MustacheValue
   let chrome: PageContext.Chrome
   /// What the page's kind adds, and `content` once the body is rendered: room for a to-do
   /// page's five.
-  var extra = Fields(capacity: 5)
+  private var extra = Fields(capacity: 5)
+
+  init(site: MustacheValue, labels: MustacheValue, page: MustacheValue, chrome: PageContext.Chrome)
+  {
+    self.site = site
+    self.labels = labels
+    self.page = page
+    self.chrome = chrome
+  }
 
   static let commonKeys = ["page"] + SharedPageValues.keys
 
