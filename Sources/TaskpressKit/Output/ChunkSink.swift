@@ -18,7 +18,7 @@ public final class ChunkSink {
   private let ownedByTaskpress: Bool
 
   private var stagingFD: Int32 = -1
-  private var stagingName: String?
+  private var stagingName: OutputWriter.StagingName?
   private let buffer: UnsafeMutableRawBufferPointer
   private var buffered = 0
 
@@ -101,7 +101,7 @@ public final class ChunkSink {
     existingFD = -1
     if stagingFD >= 0 { close(stagingFD) }
     stagingFD = -1
-    if let name = stagingName { writer.removeStagingFile(name) }
+    if let name = stagingName { writer.removeStagingFile(name, slot) }
     stagingName = nil
   }
 

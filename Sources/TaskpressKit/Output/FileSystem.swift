@@ -52,6 +52,38 @@ enum FileSystem {
     throw SystemError(code: code)
   }
 
+  /// `openat(parent, "folder/name", flags, mode)`, with the path joined in a buffer on the
+  /// stack rather than in a new string (this is done for every file of a first build).
+  static func open(
+    _ parent: Int32, folder: String, name: String, _ flags: Int32, _ mode: mode_t
+  ) -> Int32 {
+    var folder = folder
+    var name = name
+    return folder.withUTF8 { folder in
+      name.withUTF8 { name in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: folder.count + name.count + 2) {
+          path in
+          var end = 0
+          for byte in folder {
+            path[end] = byte
+            end += 1
+          }
+          path[end] = UInt8(ascii: "/")
+          end += 1
+          for byte in name {
+            path[end] = byte
+            end += 1
+          }
+          path[end] = 0
+          return path.withMemoryRebound(to: CChar.self) { path in
+            // A temporary allocation of two or more bytes has an address.
+            path.baseAddress.map { openat(parent, $0, flags, mode) } ?? -1
+          }
+        }
+      }
+    }
+  }
+
   /// `fstatat(AT_SYMLINK_NOFOLLOW)`; nil when the entry does not exist (or cannot be read).
   static func statNoFollow(_ parent: Int32, _ name: String) -> stat? {
     var info = stat()

@@ -179,7 +179,9 @@ extension OutputWriter {
       if let limit = commitStepLimit, steps >= limit {
         throw OutputError(path: displayRoot, reason: "commit stopped after \(limit) steps")
       }
-      guard renameat(stagingFD, name, target.fd, OutputPath.split(record.path).name) == 0 else {
+      let leaf = OutputPath.split(record.path).name
+      let staged = Self.stagingPath(name, placement: plans[record.plan].placement, leaf: leaf)
+      guard renameat(stagingFD, staged, target.fd, leaf) == 0 else {
         throw OutputError(path: display(record.path), reason: SystemError.current.reason)
       }
       steps += 1

@@ -62,7 +62,16 @@ public final class OutputWriter: @unchecked Sendable {
   enum Staged {
     case pending
     case unchanged(Manifest.Entry)
-    case written(Manifest.Entry, stagingName: String)
+    case written(Manifest.Entry, stagingName: StagingName)
+  }
+
+  /// Where a file is staged, in the staging folder.
+  enum StagingName {
+    /// Flat, under this name (`f17`).
+    case flat(String)
+    /// In the copy of its folder, under its own name: `prefix/leaf` of its placement's
+    /// `shadow(root:prefix:)`, spelled out only when needed.
+    case inFolderCopy
   }
 
   /// A file added to this build.
@@ -536,7 +545,7 @@ public final class OutputWriter: @unchecked Sendable {
       return .written(entry, stagingName: name)
     } catch {
       close(fd)
-      removeStagingFile(name)
+      removeStagingFile(name, slot)
       throw OutputError(path: display(path), reason: error.reason)
     }
   }
@@ -607,15 +616,18 @@ public final class OutputWriter: @unchecked Sendable {
   /// commit. A file under a folder that does not exist yet (all of them on a first build) goes
   /// into a copy of that folder in the staging area (`d1/3.html` for `todos/3.html`), and the
   /// commit moves the whole folder with one rename.
-  func createStagingFile(_ slot: Slot) throws(OutputError) -> (Int32, String) {
-    let name: String
+  func createStagingFile(_ slot: Slot) throws(OutputError) -> (Int32, StagingName) {
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     var stagingFD = slot.stagingFD
+    let fd: Int32
+    let stagingName: StagingName
     switch slot.placement {
     case .shadow(_, let prefix):
       // The plan made the staging folders.
-      name = prefix + "/" + slot.leaf
+      fd = FileSystem.open(stagingFD, folder: prefix, name: slot.leaf, flags, 0o666)
+      stagingName = .inFolderCopy
     case .existing:
-      name = "f" + String(flatStagingNames.add(1, ordering: .relaxed).newValue, radix: 36)
+      let name = "f" + String(flatStagingNames.add(1, ordering: .relaxed).newValue, radix: 36)
       if stagingFD < 0 {
         stagingFD = try state.withLock { (s) throws(OutputError) -> Int32 in
           guard s.phase == .staging else {
@@ -626,12 +638,22 @@ public final class OutputWriter: @unchecked Sendable {
           return s.stagingFD
         }
       }
+      fd = openat(stagingFD, name, flags, 0o666)
+      stagingName = .flat(name)
     }
-    let fd = openat(stagingFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
       throw OutputError(path: display(slot.path), reason: SystemError.current.reason)
     }
-    return (fd, name)
+    return (fd, stagingName)
+  }
+
+  /// The path of a staged file inside the staging folder.
+  static func stagingPath(_ name: StagingName, placement: Placement, leaf: String) -> String {
+    switch (name, placement) {
+    case (.flat(let name), _): name
+    case (.inFolderCopy, .shadow(_, let prefix)): prefix + "/" + leaf
+    case (.inFolderCopy, .existing): leaf  // not made: such a folder's files are staged flat
+    }
   }
 
   /// Creates `relative` and its parents inside the staging folder, once.
@@ -656,8 +678,9 @@ public final class OutputWriter: @unchecked Sendable {
       hash: hash, size: Int(info.st_size), modified: info.modificationNanoseconds)
   }
 
-  func removeStagingFile(_ name: String) {
-    state.withLock { s in _ = s.stagingFD >= 0 ? unlinkat(s.stagingFD, name, 0) : 0 }
+  func removeStagingFile(_ name: StagingName, _ slot: Slot) {
+    let path = Self.stagingPath(name, placement: slot.placement, leaf: slot.leaf)
+    state.withLock { s in _ = s.stagingFD >= 0 ? unlinkat(s.stagingFD, path, 0) : 0 }
   }
 
   /// Creates (as needed) the output folder, `.taskpress` and `.taskpress/staging`.
