@@ -17,6 +17,27 @@ import Testing
     #expect(Set(pages.map(PageRenderer.kindNumber)).count == PageRenderer.bodyNames.count)
   }
 
+  @Test(
+    "a row page's file, written in one piece, is the file of its name", arguments: [false, true])
+  func rowFiles(prettyURLs: Bool) {
+    var data = SiteData()
+    data.hasTodos = true
+    data.hasPossessions = true
+    data.hasContacts = true
+    let ids: [Int64] = [0, 7, -12, 1_000_000, .max, .min]
+    data.todos = ids.map { Todo(pk: $0, text: "t", priority: .high, complete: false) }
+    data.possessions = ids.map { Possession(id: $0, name: "p", description: "", photo: nil) }
+    data.contacts = ids.map { Contact(id: $0, name: "c", address: "", phone: "") }
+    let plan = SitePlan(data: data, pageSize: 100, routes: Routes(prettyURLs: prettyURLs))
+    for position in ids.indices {
+      for page in [SitePlan.Page.todo(position), .possession(position), .contact(position)] {
+        #expect(plan.file(of: page) == plan.routes.file(plan.name(of: page)))
+      }
+    }
+    #expect(
+      plan.file(of: .todo(plan.todos.firstIndex { $0.pk == -12 } ?? 0)).hasPrefix("todos/-12"))
+  }
+
   static func context(contacts names: [String]) -> PageContext {
     var data = SiteData()
     data.hasContacts = true

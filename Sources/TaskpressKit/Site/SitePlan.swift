@@ -93,7 +93,36 @@ struct SitePlan: Sendable {
 
   /// The file a page is written to.
   func file(of page: Page) -> String {
-    routes.file(name(of: page))
+    switch page {
+    case .todo(let position): rowFile("todos/", todos[position].pk)
+    case .possession(let position): rowFile("possessions/", possessions[position].id)
+    case .contact(let position): rowFile("contacts/", contacts[position].id)
+    default: routes.file(name(of: page))
+    }
+  }
+
+  /// `routes.file(name(of: page))` of a row's page (`todos/7.html`, `todos/7/index.html`),
+  /// written in one piece: it is asked for once per row.
+  private func rowFile(_ folder: StaticString, _ id: Int64) -> String {
+    let suffix: StaticString = routes.prettyURLs ? "/index.html" : ".html"
+    let capacity = folder.utf8CodeUnitCount + DecimalText.length(id) + suffix.utf8CodeUnitCount
+    return String(unsafeUninitializedCapacity: capacity) { buffer in
+      var index = Self.write(folder, into: buffer, at: 0)
+      index = DecimalText.write(id, into: buffer, at: index)
+      return Self.write(suffix, into: buffer, at: index)
+    }
+  }
+
+  /// Writes `text` into `buffer` from `index`; returns the index after it.
+  private static func write(
+    _ text: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int
+  ) -> Int {
+    var end = index
+    for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) {
+      buffer[end] = byte
+      end += 1
+    }
+    return end
   }
 
   /// The index page a to-do is listed on.
