@@ -38,6 +38,26 @@ import Testing
       plan.file(of: .todo(plan.todos.firstIndex { $0.pk == -12 } ?? 0)).hasPrefix("todos/-12"))
   }
 
+  @Test("a page's own names never shadow the names every page shares (either may be asked first)")
+  func ownNamesAreNotShared() {
+    var data = SiteData()
+    data.hasTodos = true
+    data.hasPossessions = true
+    data.hasContacts = true
+    data.todos = (1...3).map { Todo(pk: $0, text: "t", priority: .high, complete: $0 == 2) }
+    data.possessions = (1...3).map { Possession(id: $0, name: "p", description: "", photo: nil) }
+    data.contacts = (1...3).map { Contact(id: $0, name: "c", address: "", phone: "") }
+    let plan = SitePlan(data: data, pageSize: 2, routes: Routes(prettyURLs: false))
+    let context = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: "https://example.org",
+      generated: nil, photoFiles: [:])
+    for page in plan.pages {
+      let values = context.values(for: page)
+      values["content"] = .string("c")
+      #expect(Set(values.keys).count == values.keys.count, "\(page): \(values.keys)")
+    }
+  }
+
   static func context(contacts names: [String]) -> PageContext {
     var data = SiteData()
     data.hasContacts = true

@@ -39,7 +39,8 @@ struct Fields: MustacheObject, ExpressibleByDictionaryLiteral {
   subscript(key: String) -> MustacheValue? {
     get { value(forKey: key) }
     set {
-      let index = pairs.firstIndex { $0.key == key }
+      let length = key.utf8.count
+      let index = pairs.firstIndex { $0.key.utf8.count == length && $0.key == key }
       switch (index, newValue) {
       case (let index?, let value?): pairs[index].value = value
       case (let index?, nil): pairs.remove(at: index)
@@ -344,12 +345,13 @@ struct PageInfo: MustacheObject {
   }
 
   func value(forKey key: String) -> MustacheValue? {
-    switch key {
-    case "title": .string(title)
-    case "kind": .string(kind)
-    case "file": .string(file)
-    case "canonical": canonical.map { .string($0) }
-    case "script": script.map { .string($0) }
+    // By length first, as `TodoValue` does.
+    switch key.utf8.count {
+    case 5 where key == "title": .string(title)
+    case 4 where key == "kind": .string(kind)
+    case 4 where key == "file": .string(file)
+    case 9 where key == "canonical": canonical.map { .string($0) }
+    case 6 where key == "script": script.map { .string($0) }
     default: nil
     }
   }
@@ -389,8 +391,10 @@ final class PageValues: MustacheObject, @unchecked Sendable {
 
   func value(forKey key: String) -> MustacheValue? {
     if key.utf8.count == 4 && key == "page" { return page }
-    return SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome)
-      ?? extra.value(forKey: key)
+    // The page's own values first: the shared ones are mostly rendered once per chrome (see
+    // `PageRenderer`), so they are asked for less. The two sets of names do not meet.
+    return extra.value(forKey: key)
+      ?? SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome)
   }
 
   subscript(key: String) -> MustacheValue? {
