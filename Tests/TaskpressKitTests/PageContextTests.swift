@@ -58,6 +58,28 @@ import Testing
     }
   }
 
+  @Test("to-dos read in pk order are put in index order by groups, as a full sort would")
+  func indexOrder() {
+    var generator = SystemRandomNumberGenerator()
+    let priorities: [Priority] = [.high, .medium, .low, .other(0), .other(9), .other(-4), .none]
+    for count in [0, 1, 2, 50, 1000] {
+      var pk: Int64 = -30
+      let byPK = (0..<count).map { _ -> Todo in
+        pk += Int64.random(in: 1...3, using: &generator)
+        let priority = priorities.randomElement(using: &generator) ?? .none
+        return Todo(pk: pk, text: "t\(pk)", priority: priority, complete: false)
+      }
+      for given in [byPK, byPK.shuffled(using: &generator)] {
+        var data = SiteData()
+        data.hasTodos = true
+        data.todos = given
+        let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
+        #expect(plan.todos == given.sorted(by: SitePlan.indexOrder))
+        #expect(plan.todosByPK == byPK)
+      }
+    }
+  }
+
   static func context(contacts names: [String]) -> PageContext {
     var data = SiteData()
     data.hasContacts = true
