@@ -26,6 +26,13 @@ public struct MarkdownValues: Sendable, Equatable {
   /// The number of values.
   public var count: Int { ends.count }
 
+  /// Forgets every value and keeps the room, for the next render.
+  public mutating func removeAll() {
+    text.removeAll(keepingCapacity: true)
+    ends.removeAll(keepingCapacity: true)
+    places.removeAll(keepingCapacity: true)
+  }
+
   /// The text of value `index`.
   public func value(_ index: Int) -> ArraySlice<UInt8> {
     text[(index == 0 ? 0 : ends[index - 1])..<ends[index]]

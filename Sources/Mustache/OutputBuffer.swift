@@ -29,6 +29,11 @@ struct OutputBuffer: ~Copyable, ByteSink {
   }
 
   /// The bytes appended so far.
+  /// Forgets the bytes and keeps the room.
+  mutating func removeAll() {
+    count = 0
+  }
+
   var bytes: UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: start, count: count)
   }

@@ -167,6 +167,25 @@ import Testing
     #expect(Set(outputs).count == 16)
   }
 
+  @Test("a render buffer is appended to, emptied and reused with the same results")
+  func renderBufferReuse() throws {
+    let template = try Template(source: "<p>{{a}}</p>{{#list}}[{{.}}]{{/list}}", name: "x.html")
+    let buffer = RenderBuffer(capacity: 8)
+    let values: [MustacheValue] = [
+      ["a": "<", "list": [1, 2]], ["a": "a longer text, past the room it started with"], [:],
+    ]
+    for value in values {
+      buffer.removeAll()
+      #expect(buffer.count == 0)
+      try template.render(value, appendingTo: buffer)
+      #expect(String(decoding: buffer.bytes, as: UTF8.self) == (try template.render(value)))
+    }
+    // Without emptying, a render appends.
+    let before = Array(buffer.bytes)
+    try template.render(["a": "b"], appendingTo: buffer)
+    #expect(Array(buffer.bytes) == before + Array("<p>b</p>".utf8))
+  }
+
   @Test("rendering into bytes appends") func renderIntoBytes() throws {
     let template = try Template(source: "{{a}}", name: "x.html")
     var output = Array("start:".utf8)

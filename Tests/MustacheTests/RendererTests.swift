@@ -112,6 +112,14 @@ private struct Computed: MustacheObject {
     var plain = Array("before".utf8)
     try template.render(data, into: &plain, partials: partials)
     #expect(values.escaped(into: output) == plain)
+    // Emptied, the same values take the next render's, as new ones would.
+    values.removeAll()
+    #expect(values.count == 0)
+    var again = Array("before".utf8)
+    try template.render(data, into: &again, markdownValues: &values, partials: partials)
+    #expect(again == output)
+    #expect(values.places == [8, 16, 19, 30])
+    #expect(values.escaped(into: again) == plain)
   }
 
   @Test("Markdown escaping only adds backslashes exactly when the check says so")

@@ -69,6 +69,27 @@ import Testing
     }
   }
 
+  @Test("a file added from a buffer is the buffer's bytes, recorded like any other")
+  func addFromBuffer() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    let bytes = Array("<p>a page</p>".utf8)
+    for round in 0..<2 {
+      let writer = try OutputWriter(root: root)
+      try bytes.withUnsafeBytes { try writer.add("todos/1.html", contentsOf: $0) }
+      try writer.add("todos/2.html", contentsOf: UnsafeRawBufferPointer(start: nil, count: 0))
+      let summary = try writer.commit()
+      #expect(summary.written == (round == 0 ? 2 : 0))
+      #expect(summary.unchanged == (round == 0 ? 0 : 2))
+      #expect(readFile(root + "/todos/1.html") == bytes)
+      #expect(readFile(root + "/todos/2.html") == [])
+      let text = String(
+        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+      #expect(text.contains("\(ContentHash.hex(of: bytes)) 13 "))
+    }
+  }
+
   @Test("an unchanged file keeps its bytes and its modification time")
   func unchangedKeepsMtime() throws {
     let tmp = try TemporaryFolder()

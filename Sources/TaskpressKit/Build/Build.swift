@@ -302,6 +302,7 @@ public enum Build {
       let renderer = renderers[thread]
       let plainContext = plainContexts[thread]
       var photoContext: PageContext?
+      let scratch = PageRenderer.Scratch()
       while true {
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
@@ -344,8 +345,8 @@ public enum Build {
               guard !interrupt.isSet else { return }
               let page = pages[position]
               let file = plan.file(of: page)
-              let bytes = try renderer.render(page, file: file, context: context)
-              try writer.add(file, bytes: bytes)
+              try renderer.render(page, file: file, context: context, into: scratch)
+              try writer.add(file, contentsOf: UnsafeRawBufferPointer(scratch.output.bytes))
             }
             let finished = done.add(range.count, ordering: .relaxed).newValue
             if finished % 2048 < range.count || finished == total {

@@ -53,13 +53,31 @@ struct PageRenderer: Sendable {
     shapes = bodies.map { $0?.escaping == .markdown ? MarkdownShapes() : nil }
   }
 
+  /// What a render thread keeps from page to page: the page's bytes, and the room for the
+  /// values its Markdown sets aside. Used by one thread.
+  final class Scratch {
+    /// The page, as the last `render` left it.
+    let output = RenderBuffer(capacity: 16 << 10)
+    var markdownValues = MarkdownValues()
+  }
+
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
   func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
+    let scratch = Scratch()
+    try render(page, file: file, context: context, into: scratch)
+    return Array(scratch.output.bytes)
+  }
+
+  /// Renders `page` into `scratch.output` (emptied first).
+  func render(
+    _ page: SitePlan.Page, file: String, context: PageContext, into scratch: Scratch
+  ) throws {
+    scratch.output.removeAll()
     let values = context.values(for: page, file: file)
     // One object for the body and the layout: `content` set in between is seen by the layout.
     let root = MustacheValue.computed(values)
     let kind = Self.kindNumber(of: page)
-    guard var body = bodies[kind] else { return [] }
+    guard var body = bodies[kind] else { return }
     var layout = self.layout
     if values.chrome.isShared {
       (body, layout) = specialized.templates(
@@ -67,12 +85,12 @@ struct PageRenderer: Sendable {
     }
     var rendered: [UInt8] = []
     if let shapes = shapes[kind] {
-      var markdownValues = MarkdownValues()
+      scratch.markdownValues.removeAll()
       try body.render(
-        root, into: &rendered, markdownValues: &markdownValues,
+        root, into: &rendered, markdownValues: &scratch.markdownValues,
         partials: partials, missingPartials: .throwError)
       // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes.
-      values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: markdownValues))
+      values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: scratch.markdownValues))
     } else {
       try body.render(
         root, into: &rendered, partials: partials, missingPartials: .throwError)
@@ -80,11 +98,8 @@ struct PageRenderer: Sendable {
       values["content"] =
         templatesAreUTF8 ? .utf8(rendered) : .string(String(decoding: rendered, as: UTF8.self))
     }
-    var output: [UInt8] = []
-    output.reserveCapacity(rendered.count + 4096)
     try layout.render(
-      root, into: &output, partials: partials, missingPartials: .throwError)
-    return output
+      root, appendingTo: scratch.output, partials: partials, missingPartials: .throwError)
   }
 }
 

@@ -337,6 +337,18 @@ public final class OutputWriter: @unchecked Sendable {
     try add(path, bytes: bytes, hash: nil)
   }
 
+  /// Adds the file `path` with the bytes in `buffer`, which need stay valid only until this
+  /// returns (a renderer's buffer, reused for the next page); see ``add(_:bytes:)``.
+  public func add(_ path: String, contentsOf buffer: UnsafeRawBufferPointer) throws {
+    let slot = try reserve(path)
+    do {
+      record(slot, try stage(slot, buffer, hash: ContentHash(of: buffer)))
+    } catch {
+      release(slot)
+      throw error
+    }
+  }
+
   /// Adds the file `path` with `bytes`, whose `ContentHash` the caller has already made (a
   /// photo named by its hash); see ``add(_:bytes:)``.
   public func add(_ path: String, bytes: [UInt8], hash: ContentHash?) throws {

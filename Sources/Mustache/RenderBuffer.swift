@@ -1,0 +1,45 @@
+/// Bytes that renders append to, kept from one render to the next: a program that renders many
+/// pages one after another reuses one buffer instead of allocating (and copying out of) a new
+/// one for each.
+///
+/// ```swift
+/// let buffer = RenderBuffer()
+/// for row in rows {
+///   buffer.removeAll()
+///   try template.render(row, appendingTo: buffer)
+///   try write(buffer.bytes)
+/// }
+/// ```
+///
+/// Not for use by two threads at once.
+public final class RenderBuffer {
+  var output: OutputBuffer
+
+  /// An empty buffer with room for `capacity` bytes; it grows as needed.
+  public init(capacity: Int = 4096) {
+    output = OutputBuffer(capacity: capacity)
+  }
+
+  /// The bytes rendered so far, valid until the buffer next changes.
+  public var bytes: UnsafeBufferPointer<UInt8> { output.bytes }
+
+  /// The number of bytes rendered so far.
+  public var count: Int { output.count }
+
+  /// Empties the buffer and keeps its room.
+  public func removeAll() {
+    output.removeAll()
+  }
+}
+
+extension Template {
+  /// Renders the template with `value` as the root of the context stack, appending to
+  /// `buffer`; see ``render(_:into:partials:missingPartials:)``.
+  public func render(
+    _ value: MustacheValue, appendingTo buffer: RenderBuffer,
+    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty
+  ) throws {
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    try renderer.render(program, into: &buffer.output)
+  }
+}
