@@ -369,8 +369,9 @@ final class PageValues: MustacheObject, @unchecked Sendable {
   let page: MustacheValue
   let chrome: PageContext.Chrome
   /// What the page's kind adds, and `content` once the body is rendered: room for a to-do
-  /// page's five.
-  private var extra = Fields(capacity: 5)
+  /// page's five. Changed only between renders, by the thread that renders the page, so each
+  /// of its many reads needs no run-time check of exclusive access.
+  @exclusivity(unchecked) private var extra = Fields(capacity: 5)
 
   init(site: MustacheValue, labels: MustacheValue, page: MustacheValue, chrome: PageContext.Chrome)
   {
