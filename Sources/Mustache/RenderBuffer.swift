@@ -13,7 +13,8 @@
 ///
 /// Not for use by two threads at once.
 public final class RenderBuffer {
-  var output: OutputBuffer
+  /// Used by one thread, one render at a time: no run-time check of exclusive access.
+  @exclusivity(unchecked) var output: OutputBuffer
 
   /// An empty buffer with room for `capacity` bytes; it grows as needed.
   public init(capacity: Int = 4096) {

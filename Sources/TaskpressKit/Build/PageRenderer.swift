@@ -58,7 +58,7 @@ struct PageRenderer: Sendable {
   final class Scratch {
     /// The page, as the last `render` left it.
     let output = RenderBuffer(capacity: 16 << 10)
-    var markdownValues = MarkdownValues()
+    @exclusivity(unchecked) var markdownValues = MarkdownValues()
   }
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
