@@ -61,14 +61,8 @@ struct PageRenderer: Sendable {
     @exclusivity(unchecked) var markdownValues = MarkdownValues()
   }
 
-  /// Renders `page`, which is written to `file` (`plan.file(of: page)`).
-  func render(_ page: SitePlan.Page, file: String, context: PageContext) throws -> [UInt8] {
-    let scratch = Scratch()
-    try render(page, file: file, context: context, into: scratch)
-    return Array(scratch.output.bytes)
-  }
-
-  /// Renders `page` into `scratch.output` (emptied first).
+  /// Renders `page`, which is written to `file` (`plan.file(of: page)`), into
+  /// `scratch.output` (emptied first).
   func render(
     _ page: SitePlan.Page, file: String, context: PageContext, into scratch: Scratch
   ) throws {
