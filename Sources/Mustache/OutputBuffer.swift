@@ -28,12 +28,12 @@ struct OutputBuffer: ~Copyable, ByteSink {
     start.deallocate()
   }
 
-  /// The bytes appended so far.
   /// Forgets the bytes and keeps the room.
   mutating func removeAll() {
     count = 0
   }
 
+  /// The bytes appended so far.
   var bytes: UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: start, count: count)
   }

@@ -72,23 +72,15 @@ struct SitePlan: Sendable {
   /// other numbers need sorting. (Sorting 100,000 to-dos was a hundredth of a second that
   /// nothing else ran beside.)
   static func indexOrder(byPK todos: [Todo]) -> [Todo] {
-    func group(_ priority: Priority) -> Int {
-      switch priority {
-      case .high: 0
-      case .medium: 1
-      case .low: 2
-      case .other: 3
-      case .none: 4
-      }
-    }
+    // By `Priority.rank`: only the group of other numbers (3) needs sorting within.
     var starts = [Int](repeating: 0, count: 6)
-    for todo in todos { starts[group(todo.priority) + 1] += 1 }
+    for todo in todos { starts[todo.priority.rank + 1] += 1 }
     for index in 1..<starts.count { starts[index] += starts[index - 1] }
     // Where each group's next to-do goes, then the positions in `todos` in index order.
     var next = starts
     var order = [Int](repeating: 0, count: todos.count)
     for position in todos.indices {
-      let group = group(todos[position].priority)
+      let group = todos[position].priority.rank
       order[next[group]] = position
       next[group] += 1
     }

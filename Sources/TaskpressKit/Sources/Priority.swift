@@ -38,12 +38,18 @@ public enum Priority: Sendable, Hashable, Comparable {
 
   /// Rank first (named, other, none), then the number among others.
   private var sortKey: (Int, Int64) {
+    if case .other(let value) = self { return (rank, value) }
+    return (rank, 0)
+  }
+
+  /// The place of the priority's group in sort order: High, Medium, Low, other, none (0-4).
+  var rank: Int {
     switch self {
-    case .high: return (0, 0)
-    case .medium: return (1, 0)
-    case .low: return (2, 0)
-    case .other(let value): return (3, value)
-    case .none: return (4, 0)
+    case .high: 0
+    case .medium: 1
+    case .low: 2
+    case .other: 3
+    case .none: 4
     }
   }
 }
