@@ -2,11 +2,16 @@ import CSQLite
 
 /// Reads one BLOB (or TEXT) value in pieces with `sqlite3_blob_read`, so a large value is never
 /// held whole in memory. Read-only; closed when released.
+///
+/// ``reopen(rowid:)`` moves the reader to another row of the same column: much cheaper than
+/// opening a reader per row, which compiles a statement each time.
 public final class BlobReader {
   /// The size of the value in bytes.
-  public let byteCount: Int
+  public private(set) var byteCount: Int
   private let database: Database
   private let handle: OpaquePointer
+  /// False once a move to another row failed: SQLite then refuses every later call.
+  public private(set) var isUsable = true
 
   init(database: Database, table: String, column: String, rowid: Int64) throws {
     var blob: OpaquePointer?
@@ -22,6 +27,21 @@ public final class BlobReader {
 
   deinit {
     sqlite3_blob_close(handle)
+  }
+
+  /// Moves the reader to the value of the same column in the row `rowid`.
+  ///
+  /// - Throws: `SQLiteError` when the row is missing or its value is not a BLOB or TEXT; the
+  ///   reader is then no longer usable (``isUsable`` is false) and must be replaced.
+  public func reopen(rowid: Int64) throws {
+    guard isUsable else { throw database.error(code: SQLITE_ABORT) }
+    let code = sqlite3_blob_reopen(handle, rowid)
+    guard code == SQLITE_OK else {
+      isUsable = false
+      byteCount = 0
+      throw database.error(code: code)
+    }
+    byteCount = Int(sqlite3_blob_bytes(handle))
   }
 
   /// Reads up to `count` bytes from `offset` (fewer at the end of the value).

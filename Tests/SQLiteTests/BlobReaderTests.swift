@@ -66,4 +66,33 @@ import Testing
       try database.openBlob(table: "t", column: "b", rowid: 99)
     }
   }
+
+  @Test("a reader moved to another row reads that row's value; a failed move retires it")
+  func reopening() throws {
+    let database = try Database.openWritableForTesting(at: ":memory:")
+    try database.execute(
+      """
+      CREATE TABLE t(b BLOB);
+      INSERT INTO t VALUES (X'0102'), (X''), ('three'), (NULL), (X'050607');
+      """)
+    let reader = try database.openBlob(table: "t", column: "b", rowid: 1)
+    #expect(try reader.prefix(10) == [1, 2])
+    try reader.reopen(rowid: 3)
+    #expect(reader.byteCount == 5)
+    #expect(try reader.prefix(10) == Array("three".utf8))
+    try reader.reopen(rowid: 2)
+    #expect(reader.byteCount == 0)
+    #expect(try reader.prefix(10) == [])
+    try reader.reopen(rowid: 1)
+    #expect(try reader.read(offset: 1, count: 10) == [2])
+    #expect(reader.isUsable)
+
+    // A NULL value, then a missing row: the reader is retired and says so.
+    #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 4) }
+    #expect(!reader.isUsable)
+    #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 5) }
+    let fresh = try database.openBlob(table: "t", column: "b", rowid: 5)
+    #expect(try fresh.prefix(10) == [5, 6, 7])
+    #expect(throws: SQLiteError.self) { try fresh.reopen(rowid: 99) }
+  }
 }

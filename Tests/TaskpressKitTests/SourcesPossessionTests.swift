@@ -72,6 +72,28 @@ import Testing
     #expect(streamed == stored)
   }
 
+  @Test("photos read one after another, in any order, are each their own stored bytes")
+  func readingManyPhotos() throws {
+    let folder = try FixtureFolder()
+    let path = try folder.database("photos")
+    let source = try PossessionSource(path: path)
+    let photos = try source.load().possessions.compactMap(\.photo)
+    #expect(photos.count == 12)
+    let database = try Database(path: path)
+    let statement = try database.prepare("SELECT rowid, photo FROM possessions")
+    var stored: [Int64: [UInt8]] = [:]
+    while let row = try statement.step() {
+      stored[row.int64(at: 0) ?? -1] = row.bytes(at: 1)
+    }
+    // One reader is moved from row to row: back and forth, whole and streamed.
+    for photo in photos.reversed() + photos + [photos[3], photos[0], photos[3]] {
+      #expect(try source.readPhoto(photo) == stored[photo.rowid], "rowid \(photo.rowid)")
+      var streamed: [UInt8] = []
+      try source.streamPhoto(photo, chunkSize: 1000) { streamed.append(contentsOf: $0) }
+      #expect(streamed == stored[photo.rowid], "rowid \(photo.rowid)")
+    }
+  }
+
   @Test("without an id column the rowid is the id; names match in any case")
   func rowidAsID() throws {
     let folder = try FixtureFolder()

@@ -12,6 +12,10 @@ public final class PossessionSource {
   /// `id` as spelled in the table, or `nil` when the rowid stands in for it.
   private let idColumn: String?
   private let columns: [String]
+  /// The photo column's reader for sniffing (`load`) and the one for reading photos, each moved
+  /// from row to row: `load` and the photo reads run on different threads, one after the other.
+  private var sniffingBlob: BlobReader?
+  private var photoBlob: BlobReader?
 
   /// How much of a photo sniffing may read: enough for JPEG headers with large metadata.
   static let sniffLimit = 64 * 1024
@@ -32,7 +36,26 @@ public final class PossessionSource {
 
   /// Ends the snapshot and closes the database.
   public func close() {
+    sniffingBlob = nil
+    photoBlob = nil
     source.close()
+  }
+
+  /// The photo column's value in row `rowid`, read by `reader` moved there (or by a new reader,
+  /// kept in `reader`, when there is none yet or the last move failed).
+  private func blob(_ reader: inout BlobReader?, rowid: Int64) throws -> BlobReader {
+    if let existing = reader, existing.isUsable {
+      do {
+        try existing.reopen(rowid: rowid)
+        return existing
+      } catch {
+        reader = nil
+        throw error
+      }
+    }
+    let opened = try source.open().openBlob(table: source.table, column: columns[2], rowid: rowid)
+    reader = opened
+    return opened
   }
 
   /// Reads every possession, sorted by `id`, sniffing each photo's first bytes.
@@ -76,8 +99,7 @@ public final class PossessionSource {
     _ body: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     do {
-      let blob = try source.open().openBlob(
-        table: source.table, column: columns[2], rowid: photo.rowid)
+      let blob = try blob(&photoBlob, rowid: photo.rowid)
       try blob.stream(chunkSize: chunkSize, body)
     } catch let error as SQLiteError {
       throw SourceError(error)
@@ -88,8 +110,7 @@ public final class PossessionSource {
   /// (`Build.photoBufferLimit`); larger ones are streamed.
   public func readPhoto(_ photo: PhotoInfo) throws -> [UInt8] {
     do {
-      let blob = try source.open().openBlob(
-        table: source.table, column: columns[2], rowid: photo.rowid)
+      let blob = try blob(&photoBlob, rowid: photo.rowid)
       return try blob.read(offset: 0, count: blob.byteCount)
     } catch let error as SQLiteError {
       throw SourceError(error)
@@ -114,8 +135,7 @@ public final class PossessionSource {
       return nil
     }
     do {
-      let blob = try source.open().openBlob(
-        table: source.table, column: columns[2], rowid: rowid)
+      let blob = try blob(&sniffingBlob, rowid: rowid)
       guard blob.byteCount > 0 else { return nil }
       let limit = min(blob.byteCount, Self.sniffLimit)
       var bytes = try blob.prefix(min(limit, 512))
