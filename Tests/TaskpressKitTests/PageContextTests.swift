@@ -80,6 +80,47 @@ import Testing
     }
   }
 
+  @Test("a photo's fields: its link, its alt text, its size and its thumbnail's")
+  func photoFields() throws {
+    var data = SiteData()
+    data.hasPossessions = true
+    let sizes: [(Int?, Int?)] = [(640, 480), (100, 1000), (10, 5), (nil, nil), (0, 0)]
+    data.possessions = sizes.indices.map {
+      Possession(
+        id: Int64($0 + 1), name: $0 == 0 ? "" : "Lamp \($0)", description: "", photo: nil)
+    }
+    let plan = SitePlan(data: data, pageSize: 100, routes: Routes(prettyURLs: false))
+    var files: [Int64: PageContext.PhotoFile] = [:]
+    for (index, size) in sizes.enumerated() {
+      files[Int64(index + 1)] = PageContext.PhotoFile(
+        path: "photos/p\(index).png", width: size.0, height: size.1)
+    }
+    let context = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: nil, generated: nil,
+      photoFiles: files)
+    func fields(_ position: Int) -> [String: MustacheValue] {
+      let values = context.values(for: .possession(position))
+      guard case .computed(let possession)? = values["possession"],
+        case .computed(let photo)? = possession.object.value(forKey: "photo")
+      else { return [:] }
+      #expect(photo.object.keys.count == 6)
+      return photo.object.dictionary
+    }
+    #expect(
+      fields(0) == [
+        "url": "../photos/p0.png", "alt": "Photo 1", "width": 640, "height": 480,
+        "thumbWidth": 320, "thumbHeight": 240,
+      ])
+    #expect(fields(1)["alt"] == "Photo of Lamp 1")
+    #expect(fields(1)["thumbWidth"] == 32)
+    #expect(fields(1)["thumbHeight"] == 320)
+    #expect(fields(2)["thumbWidth"] == 10)
+    #expect(fields(2)["thumbHeight"] == 5)
+    #expect(fields(3)["width"] == 320)
+    #expect(fields(3)["thumbHeight"] == 320)
+    #expect(fields(4)["thumbWidth"] == 1)
+  }
+
   static func context(contacts names: [String]) -> PageContext {
     var data = SiteData()
     data.hasContacts = true

@@ -284,21 +284,46 @@ struct PossessionValue: MustacheObject {
   }
 
   private func photoValue(_ photo: PageContext.PhotoFile) -> MustacheValue {
-    let alt =
-      possession.name.isEmpty
-      ? "\(strings.photo) \(possession.id)" : "\(strings.photoOf) \(possession.name)"
-    let width = photo.width ?? 320
-    let height = photo.height ?? 320
-    let scale = min(1, 320 / Double(max(width, height, 1)))
-    let fields: Fields = [
-      "url": .string(links.photo(photo.path)),
-      "alt": .string(alt),
-      "width": .int(Int64(width)),
-      "height": .int(Int64(height)),
-      "thumbWidth": .int(Int64(max(1, (Double(width) * scale).rounded()))),
-      "thumbHeight": .int(Int64(max(1, (Double(height) * scale).rounded()))),
-    ]
-    return .computed(fields)
+    .computed(PhotoValue(links: links, id: possession.id, name: possession.name, photo: photo))
+  }
+}
+
+/// A possession's photo as templates see it: each field is made when a template reads it (a
+/// gallery reads four of the six).
+struct PhotoValue: MustacheObject {
+  let links: PossessionLinks
+  /// The possession's id and name, for `alt`.
+  let id: Int64
+  let name: String
+  let photo: PageContext.PhotoFile
+
+  var keys: [String] { ["url", "alt", "width", "height", "thumbWidth", "thumbHeight"] }
+
+  /// The size of the largest side of a thumbnail.
+  static let thumbnailSide = 320
+
+  private var width: Int { photo.width ?? Self.thumbnailSide }
+  private var height: Int { photo.height ?? Self.thumbnailSide }
+
+  /// `side` scaled as the photo is to fit a thumbnail: never up, and at least one pixel.
+  private func thumbnail(_ side: Int) -> Int64 {
+    let scale = min(1, Double(Self.thumbnailSide) / Double(max(width, height, 1)))
+    return Int64(max(1, (Double(side) * scale).rounded()))
+  }
+
+  func value(forKey key: String) -> MustacheValue? {
+    // By length first, as `TodoValue` does.
+    switch key.utf8.count {
+    case 3 where key == "url": return .string(links.photo(photo.path))
+    case 3 where key == "alt":
+      let strings = links.strings
+      return .string(name.isEmpty ? "\(strings.photo) \(id)" : "\(strings.photoOf) \(name)")
+    case 5 where key == "width": return .int(Int64(width))
+    case 6 where key == "height": return .int(Int64(height))
+    case 10 where key == "thumbWidth": return .int(thumbnail(width))
+    case 11 where key == "thumbHeight": return .int(thumbnail(height))
+    default: return nil
+    }
   }
 }
 
