@@ -39,11 +39,13 @@ struct Renderer {
   let root: MustacheValue
   /// The top of the context stack: the value of the innermost section being rendered, if any.
   ///
-  /// The root and the top are kept in the renderer itself rather than in `stack`, so that
-  /// looking a name up in them borrows them instead of copying them; most names are found in
-  /// one of the two.
+  /// The root, the top and the value under the top are kept in the renderer itself rather than
+  /// in `stack`, so that looking a name up in them borrows them instead of copying them (most
+  /// names are found in one of them), and a render nesting two sections allocates nothing.
   private(set) var top: MustacheValue?
-  /// The values of the sections being rendered around the innermost, innermost last.
+  /// The value of the section around the innermost, if any.
+  private(set) var underTop: MustacheValue?
+  /// The values of the sections being rendered around those two, innermost last.
   private(set) var stack: [MustacheValue] = []
   /// How many renders of instructions are under way, one inside the other.
   var depth = 0
@@ -310,6 +312,9 @@ struct Renderer {
     if let found = top?.member(first) {
       return range.count == 1 ? found : Self.descend(found, program, range)
     }
+    if let found = underTop?.member(first) {
+      return range.count == 1 ? found : Self.descend(found, program, range)
+    }
     var frame = stack.count - 1
     while frame >= 0 {
       if let found = stack[frame].member(first) {
@@ -341,14 +346,18 @@ struct Renderer {
   /// Pushes `value` onto the context stack.
   private mutating func push(_ value: consuming MustacheValue) {
     if let previous = top.take() {
-      if stack.capacity == 0 { stack.reserveCapacity(8) }
-      stack.append(previous)
+      if let deeper = underTop.take() {
+        if stack.capacity == 0 { stack.reserveCapacity(8) }
+        stack.append(deeper)
+      }
+      underTop = previous
     }
     top = value
   }
 
   private mutating func pop() {
-    top = stack.popLast()
+    top = underTop.take()
+    underTop = stack.popLast()
   }
 
   private func interpolate(
