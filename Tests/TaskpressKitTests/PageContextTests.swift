@@ -58,6 +58,35 @@ import Testing
     }
   }
 
+  @Test(
+    "a to-do page's values moved from page to page equal fresh ones, in any order",
+    arguments: [false, true])
+  func reusedValues(prettyURLs: Bool) {
+    var data = SiteData()
+    data.hasTodos = true
+    data.todos = (1...6).map {
+      Todo(pk: $0, text: $0 == 3 ? "" : "t\($0)", priority: .high, complete: $0 == 2)
+    }
+    let plan = SitePlan(data: data, pageSize: 2, routes: Routes(prettyURLs: prettyURLs))
+    let context = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: "https://example.org",
+      generated: nil, photoFiles: [:])
+    let reused = ReusedPageValues()
+    let order = [0, 1, 2, 5, 4, 3, 0, 5, 5, 2]
+    for position in order {
+      let page = SitePlan.Page.todo(position)
+      let file = plan.file(of: page)
+      let fresh = context.values(for: page, file: file)
+      let moved = context.values(for: page, file: file, reusing: reused)
+      #expect(moved.dictionary == fresh.dictionary, "to-do page \(position)")
+      #expect(moved.keys == fresh.keys, "to-do page \(position)")
+      // What the renderer adds is gone when the values move on.
+      moved["content"] = .string("page \(position)")
+    }
+    // Without pretty URLs all to-do pages share one folder: one set, reused.
+    #expect(reused.todoPages.count == (prettyURLs ? 0 : 1))
+  }
+
   @Test("to-dos read in pk order are put in index order by groups, as a full sort would")
   func indexOrder() {
     var generator = SystemRandomNumberGenerator()

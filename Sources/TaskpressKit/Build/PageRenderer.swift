@@ -59,6 +59,8 @@ struct PageRenderer: Sendable {
     /// The page, as the last `render` left it.
     let output = RenderBuffer(capacity: 16 << 10)
     @exclusivity(unchecked) var markdownValues = MarkdownValues()
+    /// The page values that pages of one kind and folder share, moved from page to page.
+    let values = ReusedPageValues()
   }
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`), into
@@ -67,7 +69,7 @@ struct PageRenderer: Sendable {
     _ page: SitePlan.Page, file: String, context: PageContext, into scratch: Scratch
   ) throws {
     scratch.output.removeAll()
-    let values = context.values(for: page, file: file)
+    let values = context.values(for: page, file: file, reusing: scratch.values)
     // One object for the body and the layout: `content` set in between is seen by the layout.
     let root = MustacheValue.computed(values)
     let kind = Self.kindNumber(of: page)

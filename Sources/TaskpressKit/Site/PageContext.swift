@@ -88,8 +88,19 @@ struct PageContext: Sendable {
   }
 
   /// ``values(for:)`` of a page whose file (`plan.file(of: page)`) the caller has already.
-  func values(for page: SitePlan.Page, file: String) -> PageValues {
+  ///
+  /// With `reused`, the values of a to-do page are those of the last to-do page of the same
+  /// folder moved to this one (see `ReusedPageValues`): they equal fresh values, and are good
+  /// until the next page's values are asked for from `reused`.
+  func values(
+    for page: SitePlan.Page, file: String, reusing reused: ReusedPageValues? = nil
+  ) -> PageValues {
     let folder = folderValues(of: file)
+    if let reused, case .todo(let position) = page, let folder,
+      let chrome = folder.chromes[Self.section(of: page)]
+    {
+      return todoValues(position, file: file, chrome: chrome, links: folder.todoLinks, reused)
+    }
     let context = common(for: page, file: file, folder: folder)
     switch page {
     case .index(let number):
@@ -155,18 +166,57 @@ struct PageContext: Sendable {
   private func common(for page: SitePlan.Page, file: String, folder: FolderValues?)
     -> PageValues
   {
-    let routes = plan.routes
-    var pageValue = PageInfo(title: title(of: page), kind: Self.kind(of: page), file: file)
-    if let baseURL, page != .notFound {
-      pageValue.canonical = routes.absolute(plan.name(of: page), baseURL: baseURL)
-    }
-    if page == .contacts {
-      pageValue.script = "search.js"
-    }
     let section = Self.section(of: page)
     let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
     return PageValues(
-      site: siteValue, labels: labelsValue, page: .computed(pageValue), chrome: chrome)
+      site: siteValue, labels: labelsValue, page: .computed(pageInfo(page, file: file)),
+      chrome: chrome)
+  }
+
+  /// What `page` says of itself (`page.title`, ...).
+  private func pageInfo(_ page: SitePlan.Page, file: String) -> PageInfo {
+    var info = PageInfo(title: title(of: page), kind: Self.kind(of: page), file: file)
+    if let baseURL, page != .notFound {
+      info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
+    }
+    if page == .contacts {
+      info.script = "search.js"
+    }
+    return info
+  }
+
+  /// The values of the to-do page of the to-do at `position`, in `file` whose folder's chrome
+  /// and links are `chrome` and `links`: the reused set of that folder, moved to this page.
+  private func todoValues(
+    _ position: Int, file: String, chrome: Chrome, links: TodoLinks, _ reused: ReusedPageValues
+  ) -> PageValues {
+    let page = SitePlan.Page.todo(position)
+    let set = reused.todoPages(for: chrome) {
+      let info = PageInfoCursor(pageInfo(page, file: file))
+      let values = PageValues(
+        site: siteValue, labels: labelsValue, page: .computed(info), chrome: chrome)
+      let todo = TodoCursor(links: links)
+      let previous = TodoCursor(links: links)
+      let next = TodoCursor(links: links)
+      values["todo"] = .computed(todo)
+      return ReusedPageValues.TodoPageSet(
+        values: values, info: info, todo: todo, previous: previous, next: next,
+        previousValue: .computed(previous), nextValue: .computed(next))
+    }
+    set.info.info = pageInfo(page, file: file)
+    set.todo.position = position
+    set.previous.position = position - 1
+    set.next.position = position + 1
+    // The same names in the same order as `values(for:)` gives, `content` not yet.
+    let values = set.values
+    values["content"] = nil
+    values["previous"] = nil
+    values["next"] = nil
+    values["hasNeighbours"] = nil
+    addNeighbours(position, count: plan.todos.count, to: values) { neighbour in
+      neighbour < position ? set.previousValue : set.nextValue
+    }
+    return values
   }
 
   /// What the layout around a page needs that depends only on the page's folder and section.

@@ -382,6 +382,76 @@ struct PageInfo: MustacheObject {
   }
 }
 
+// MARK: - Values reused from page to page
+
+/// A to-do that a page's values show, moved from page to page: see `ReusedPageValues`.
+///
+/// `@unchecked Sendable`: moved and read by the one thread that renders the pages.
+final class TodoCursor: MustacheObject, @unchecked Sendable {
+  let links: TodoLinks
+  /// The to-do's place in index order.
+  @exclusivity(unchecked) var position = 0
+
+  init(links: TodoLinks) {
+    self.links = links
+  }
+
+  var keys: [String] { TodoValue(links: links, position: position).keys }
+
+  func value(forKey key: String) -> MustacheValue? {
+    TodoValue(links: links, position: position).value(forKey: key)
+  }
+}
+
+/// What a page says of itself, changed from page to page: see `ReusedPageValues`.
+///
+/// `@unchecked Sendable`: changed and read by the one thread that renders the pages.
+final class PageInfoCursor: MustacheObject, @unchecked Sendable {
+  @exclusivity(unchecked) var info: PageInfo
+
+  init(_ info: PageInfo) {
+    self.info = info
+  }
+
+  var keys: [String] { info.keys }
+
+  func value(forKey key: String) -> MustacheValue? {
+    info.value(forKey: key)
+  }
+}
+
+/// The values of to-do pages, made once per folder by each render thread and then moved from
+/// page to page: a site's 100,000 to-do pages make no objects of their own (before, each made
+/// about ten, and freed them).
+///
+/// Used by one thread (each render thread has its own, see `PageRenderer.Scratch`); a page's
+/// values are good until the next page's are asked for.
+final class ReusedPageValues {
+  /// The values of to-do pages, one set per chrome (a folder), made as pages need them.
+  fileprivate(set) var todoPages: [TodoPageSet] = []
+
+  init() {}
+
+  /// The objects behind one folder's to-do page values.
+  struct TodoPageSet {
+    let values: PageValues
+    let info: PageInfoCursor
+    let todo: TodoCursor
+    let previous: TodoCursor
+    let next: TodoCursor
+    let previousValue: MustacheValue
+    let nextValue: MustacheValue
+  }
+
+  /// The set for `chrome`, made by `make` the first time.
+  func todoPages(for chrome: PageContext.Chrome, make: () -> TodoPageSet) -> TodoPageSet {
+    if let found = todoPages.first(where: { $0.values.chrome === chrome }) { return found }
+    let made = make()
+    todoPages.append(made)
+    return made
+  }
+}
+
 /// Everything a page's templates see at the top level: what every page has (`site`, `labels`,
 /// `page`, the layout's links) and what its kind adds (`todo`, `groups`, `content`, ...).
 ///
