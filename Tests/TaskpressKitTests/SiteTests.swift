@@ -152,6 +152,18 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(
       String(decoding: csv.bytes, as: UTF8.self)
         == "a,b,c\r\nplain,\"has,comma\",-42\r\n\"say \"\"hi\"\"\",\"two\nlines\",\r\n")
+
+    // Rows far longer than the room made for them.
+    var long = CSVWriter(header: ["x"], rows: 1)
+    let field = String(repeating: "ab\"", count: 400)
+    long.text(field)
+    long.endRow()
+    long.integer(.min)
+    long.endRow()
+    let doubled = String(repeating: "ab\"\"", count: 400)
+    #expect(
+      String(decoding: long.bytes, as: UTF8.self)
+        == "x\r\n\"\(doubled)\"\r\n-9223372036854775808\r\n")
   }
 
   @Test("JSON escapes quotes, backslashes and control characters, and keeps key order")

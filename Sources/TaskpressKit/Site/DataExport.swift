@@ -20,7 +20,7 @@ enum DataExport {
 
   /// The CSV copy of `todos`; `strings` gives the priority and status labels.
   static func todosCSV(_ todos: [Todo], strings: RowStrings) -> [UInt8] {
-    var csv = CSVWriter(header: todoColumns)
+    var csv = CSVWriter(header: todoColumns, rows: todos.count)
     for todo in todos {
       csv.integer(todo.pk)
       csv.text(todo.text)
@@ -51,7 +51,7 @@ enum DataExport {
   }
 
   static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
-    var csv = CSVWriter(header: possessionColumns)
+    var csv = CSVWriter(header: possessionColumns, rows: possessions.count)
     for possession in possessions {
       csv.integer(possession.id)
       csv.text(possession.name)
@@ -78,7 +78,7 @@ enum DataExport {
   }
 
   static func contactsCSV(_ contacts: [Contact]) -> [UInt8] {
-    var csv = CSVWriter(header: contactColumns)
+    var csv = CSVWriter(header: contactColumns, rows: contacts.count)
     for contact in contacts {
       csv.integer(contact.id)
       csv.text(contact.name)
@@ -92,77 +92,128 @@ enum DataExport {
 
 // MARK: - Writers
 
+/// Bytes in memory of their own, appended with a bounds check and a copy: the copies of 100,000
+/// to-dos are made of about two million small pieces, which an array's uniqueness and capacity
+/// checks on every append made several times slower to write.
+struct ExportBytes: ~Copyable {
+  private var start: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int = 4096) {
+    self.capacity = max(capacity, 64)
+    start = .allocate(capacity: self.capacity)
+  }
+
+  deinit {
+    start.deallocate()
+  }
+
+  /// A copy of the bytes appended so far.
+  var array: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    if count == capacity { grow(toHold: count + 1) }
+    start[count] = byte
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    if bytes.count > capacity - count { grow(toHold: count + bytes.count) }
+    (start + count).initialize(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  @inline(__always)
+  mutating func append(_ text: StaticString) {
+    append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  /// Appends `number` in decimal, as `String(number)` writes it.
+  mutating func appendDecimal(_ number: Int64) {
+    if DecimalText.maximumLength > capacity - count {
+      grow(toHold: count + DecimalText.maximumLength)
+    }
+    let buffer = UnsafeMutableBufferPointer(start: start + count, count: capacity - count)
+    count += DecimalText.write(number, into: buffer, at: 0)
+  }
+
+  @inline(never)
+  private mutating func grow(toHold needed: Int) {
+    let newCapacity = max(needed, capacity * 2)
+    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newStart.initialize(from: start, count: count)
+    start.deallocate()
+    start = newStart
+    capacity = newCapacity
+  }
+}
+
 /// Writes an array of flat JSON objects with a fixed key order and two-space indentation.
-struct JSONWriter {
-  private(set) var bytes: [UInt8] = []
+struct JSONWriter: ~Copyable {
+  private var output: ExportBytes
   /// What goes before each value of an object, by the value's position: the separator, the
   /// indentation and the key, escaped once for the whole array.
   private var keyPrefixes: [[UInt8]] = []
   /// The position of the next value in the object being written.
   private var position = 0
 
+  private init(capacity: Int) {
+    output = ExportBytes(capacity: capacity)
+  }
+
   /// The JSON array of `items`, each an object with `keys` in order; `fields` writes an item's
   /// values, one call of `text`, `integer` or `bool` per key, in the same order.
   static func array<T>(_ items: [T], keys: [String], _ fields: (T, inout JSONWriter) -> Void)
     -> [UInt8]
   {
-    var json = JSONWriter()
+    var json = JSONWriter(capacity: items.count * 160)
     json.keyPrefixes = keys.enumerated().map { position, key in
-      var prefix = JSONWriter()
-      prefix.append(position == 0 ? "\n    " : ",\n    ")
+      var prefix = JSONWriter(capacity: 64)
+      prefix.output.append(position == 0 ? "\n    " : ",\n    ")
       prefix.string(key)
-      prefix.append(": ")
-      return prefix.bytes
+      prefix.output.append(": ")
+      return prefix.output.array
     }
-    json.bytes.reserveCapacity(items.count * 160)
-    json.append("[")
+    json.output.append("[")
     for (index, item) in items.enumerated() {
-      json.append(index == 0 ? "\n  {" : ",\n  {")
+      json.output.append(index == 0 ? "\n  {" : ",\n  {")
       json.position = 0
       fields(item, &json)
       assert(json.position == keys.count, "an object of \(json.position) values for \(keys)")
-      json.append("\n  }")
+      json.output.append("\n  }")
     }
-    json.append(items.isEmpty ? "]\n" : "\n]\n")
-    return json.bytes
+    json.output.append(items.isEmpty ? "]\n" : "\n]\n")
+    return json.output.array
   }
 
   /// The next value: a string, or `null`.
   mutating func text(_ value: String?) {
     key()
-    if let value { string(value) } else { append("null") }
+    if let value { string(value) } else { output.append("null") }
   }
 
   /// The next value: a number, or `null`.
   mutating func integer(_ value: Int64?) {
     key()
-    if let value { digits(value) } else { append("null") }
+    if let value { output.appendDecimal(value) } else { output.append("null") }
   }
 
   /// The next value: `true` or `false`.
   mutating func bool(_ value: Bool) {
     key()
-    append(value ? "true" : "false")
+    output.append(value ? "true" : "false")
   }
 
   private mutating func key() {
-    bytes.append(contentsOf: keyPrefixes[position])
+    keyPrefixes[position].withUnsafeBufferPointer { output.append($0) }
     position += 1
   }
 
-  private mutating func append(_ text: StaticString) {
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
-
-  private mutating func digits(_ number: Int64) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
-      let end = DecimalText.write(number, into: buffer, at: 0)
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
-    }
-  }
-
-  private static let hex = Array("0123456789abcdef".utf8)
+  private static let hex: StaticString = "0123456789abcdef"
 
   /// Whether `byte` must be escaped in a JSON string.
   @inline(__always)
@@ -171,83 +222,99 @@ struct JSONWriter {
   }
 
   private mutating func string(_ value: String) {
-    bytes.append(UInt8(ascii: "\""))
-    var value = value
-    value.withUTF8 { text in
-      var start = 0
-      for (index, byte) in text.enumerated() where Self.needsEscape(byte) {
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
-        start = index + 1
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-        default:
-          bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-          bytes.append(Self.hex[Int(byte >> 4)])
-          bytes.append(Self.hex[Int(byte & 0x0F)])
-        }
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+    output.append(UInt8(ascii: "\""))
+    let written: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+    if written == nil {
+      var copy = value
+      copy.withUTF8 { appendEscaped($0) }
     }
-    bytes.append(UInt8(ascii: "\""))
+    output.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends `text` with what JSON strings may not hold escaped.
+  private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
+    var start = 0
+    for (index, byte) in text.enumerated() where Self.needsEscape(byte) {
+      output.append(UnsafeBufferPointer(rebasing: text[start..<index]))
+      start = index + 1
+      output.append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+      case 0x0A: output.append(UInt8(ascii: "n"))
+      case 0x0D: output.append(UInt8(ascii: "r"))
+      case 0x09: output.append(UInt8(ascii: "t"))
+      default:
+        output.append("u00")
+        output.append(Self.hex.utf8Start[Int(byte >> 4)])
+        output.append(Self.hex.utf8Start[Int(byte & 0x0F)])
+      }
+    }
+    output.append(UnsafeBufferPointer(rebasing: text[start...]))
   }
 }
 
 /// Writes CSV as RFC 4180 says: CRLF line ends, fields quoted when they hold a comma, a quote or
 /// a line break, quotes doubled.
-struct CSVWriter {
-  private(set) var bytes: [UInt8] = []
+struct CSVWriter: ~Copyable {
+  private var output: ExportBytes
   /// Whether the row being written has a field yet.
   private var rowStarted = false
 
-  init(header: [String]) {
+  /// A CSV of about `rows` rows whose first row is `header`.
+  init(header: [String], rows: Int = 0) {
+    output = ExportBytes(capacity: 64 + rows * 80)
     for name in header { text(name) }
     endRow()
   }
 
+  /// The CSV written so far.
+  var bytes: [UInt8] { output.array }
+
   /// The next field: `value`, quoted when it holds a comma, a quote or a line break.
   mutating func text(_ value: String) {
     separate()
-    var value = value
-    value.withUTF8 { utf8 in
-      let needsQuotes = utf8.contains { byte in
-        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
-      }
-      guard needsQuotes else {
-        bytes.append(contentsOf: utf8)
-        return
-      }
-      bytes.append(UInt8(ascii: "\""))
-      for byte in utf8 {
-        bytes.append(byte)
-        if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-      }
-      bytes.append(UInt8(ascii: "\""))
+    let written: Void? = value.utf8.withContiguousStorageIfAvailable { appendField($0) }
+    if written == nil {
+      var copy = value
+      copy.withUTF8 { appendField($0) }
     }
+  }
+
+  private mutating func appendField(_ utf8: UnsafeBufferPointer<UInt8>) {
+    let needsQuotes = utf8.contains { byte in
+      byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0A || byte == 0x0D
+    }
+    guard needsQuotes else {
+      output.append(utf8)
+      return
+    }
+    output.append(UInt8(ascii: "\""))
+    var start = 0
+    for (index, byte) in utf8.enumerated() where byte == UInt8(ascii: "\"") {
+      // Up to and including the quote, then the quote again.
+      output.append(UnsafeBufferPointer(rebasing: utf8[start...index]))
+      output.append(byte)
+      start = index + 1
+    }
+    output.append(UnsafeBufferPointer(rebasing: utf8[start...]))
+    output.append(UInt8(ascii: "\""))
   }
 
   /// The next field: a number in decimal, or empty.
   mutating func integer(_ value: Int64?) {
     separate()
     guard let value else { return }
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
-      let end = DecimalText.write(value, into: buffer, at: 0)
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
-    }
+    output.appendDecimal(value)
   }
 
   /// Ends the row.
   mutating func endRow() {
-    bytes.append(0x0D)
-    bytes.append(0x0A)
+    output.append("\r\n")
     rowStarted = false
   }
 
   private mutating func separate() {
-    if rowStarted { bytes.append(UInt8(ascii: ",")) }
+    if rowStarted { output.append(UInt8(ascii: ",")) }
     rowStarted = true
   }
 }
