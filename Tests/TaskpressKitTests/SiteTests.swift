@@ -587,10 +587,26 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     let options = try todos(site)
     let first = try site.build(options)
     #expect(first.written > 0)
+    #expect(first.phases.map(\.name) == ["read", "render", "commit"])
     let again = try site.build(options)
     #expect(again.written == 0)
     #expect(again.unchanged == first.written)
     #expect(again.pages == first.pages)
+    // Stopped before rendering: no phase ran.
+    #expect(again.phases.isEmpty)
+
+    // After a real build that changed files, and one that changed none, the same.
+    let database = try #require(options.todos)
+    let writer = try Database.openWritableForTesting(at: database)
+    try writer.execute("UPDATE todo SET text = 'changed' WHERE pk = 1")
+    #expect(try site.build(options).phases.count == 3)
+    #expect(try site.build(options).phases.isEmpty)
+    // A change to the database that no page shows.
+    try writer.execute("CREATE TABLE notes(x); INSERT INTO notes VALUES (1);")
+    let unchangedFiles = try site.build(options)
+    #expect(unchangedFiles.phases.count == 3)
+    #expect(unchangedFiles.written == 0)
+    #expect(try site.build(options).phases.isEmpty)
   }
 
   @Test("a changed database, option, theme or output file makes a real build")

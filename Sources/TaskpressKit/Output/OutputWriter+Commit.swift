@@ -126,15 +126,17 @@ extension OutputWriter {
       let same =
         folders == previous.folders && files.count == previous.files.count
         && files.allSatisfy { previous.files[$0.path] == $0.entry }
+      var manifestHash = repairing ? nil : previousManifestHash
       if !same || stateFolderExists() {
         let stateFD = try stateFolder()
         if !same {
-          try Self.writeManifest(
-            Manifest.text(files: files, folders: OutputPath.sorted(folders)), stateFD,
-            display(OutputPath.stateFolder))
+          let text = Manifest.text(files: files, folders: OutputPath.sorted(folders))
+          try Self.writeManifest(text, stateFD, display(OutputPath.stateFolder))
+          manifestHash = ContentHash(of: text)
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
       }
+      state.withLock { $0.committedManifestHash = manifestHash }
       return summary
     }
 
@@ -142,9 +144,8 @@ extension OutputWriter {
     let statePath = display(OutputPath.stateFolder)
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
-    try Self.writeFile(
-      Manifest.text(files: files, folders: OutputPath.sorted(recordedFolders)), stateFD,
-      Self.pendingManifestName, statePath)
+    let pendingManifest = Manifest.text(files: files, folders: OutputPath.sorted(recordedFolders))
+    try Self.writeFile(pendingManifest, stateFD, Self.pendingManifestName, statePath)
     try Self.writeFile(Array("taskpress\n".utf8), stateFD, Self.markerName, statePath)
 
     var steps = 0
@@ -215,21 +216,25 @@ extension OutputWriter {
       if removeEmptyFolder(folder) { folders.remove(folder) }
     }
 
+    let manifestHash: ContentHash
     if kept.isEmpty && folders == recordedFolders {
       guard renameat(stateFD, Self.pendingManifestName, stateFD, Self.manifestName) == 0 else {
         throw OutputError(
           path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
       }
+      manifestHash = ContentHash(of: pendingManifest)
     } else {
       files += kept
       let all = files
       files = OutputPath.byteOrder(all.count) { all[$0].path }.map { all[$0] }
-      try Self.writeManifest(
-        Manifest.text(files: files, folders: OutputPath.sorted(folders)), stateFD, statePath)
+      let text = Manifest.text(files: files, folders: OutputPath.sorted(folders))
+      try Self.writeManifest(text, stateFD, statePath)
+      manifestHash = ContentHash(of: text)
       unlinkat(stateFD, Self.pendingManifestName, 0)
     }
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
+    state.withLock { $0.committedManifestHash = manifestHash }
     summary.commitSteps = steps
     return summary
   }

@@ -45,8 +45,13 @@ extension OutputWriter {
     let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard stateFD >= 0 else { return }
     defer { close(stateFD) }
-    guard let manifest = Self.readSmallFile(stateFD, Self.manifestName) else { return }
-    let bytes = Array((ContentHash(of: manifest).hex + "\n" + inputs).utf8)
+    // The hash of the manifest the commit left, known to the commit; read back otherwise.
+    let known = state.withLock { $0.committedManifestHash }
+    guard
+      let manifestHash = known
+        ?? Self.readSmallFile(stateFD, Self.manifestName).map(ContentHash.init(of:))
+    else { return }
+    let bytes = Array((manifestHash.hex + "\n" + inputs).utf8)
     let temporary = Self.inputsName + ".tmp"
     do {
       try Self.writeFile(bytes, stateFD, temporary, statePath)

@@ -123,6 +123,9 @@ public final class OutputWriter: @unchecked Sendable {
     var shadowRootIndex: [String: Int] = [:]
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
+    /// The hash of the manifest the commit left (written or kept), once it has finished:
+    /// `recordInputs` ties its record to it without reading the manifest back.
+    var committedManifestHash: ContentHash?
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
