@@ -100,7 +100,7 @@ public enum Build {
     reading.wait()
     // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
     var warnings: [BuildWarning] = []
-    if let result = todoResult.withLock({ $0 }) {
+    if let result = todoResult.withLock({ $0.take() }) {
       let loaded = try result.get()
       data.todos = loaded.todos
       data.hasTodos = true
@@ -119,6 +119,7 @@ public enum Build {
     // 2. Plan, and check every template before anything is written.
     let routes = Routes(prettyURLs: options.prettyURLs)
     let plan = SitePlan(data: data, pageSize: options.pageSize, routes: routes)
+    data = SiteData()  // the plan holds the rows now
     let renderer = try PageRenderer(theme: theme)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
@@ -166,6 +167,8 @@ public enum Build {
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
       }
+      // The rows and the plan are not needed past here.
+      freeInBackground((consume plan, consume pages, consume renderer))
 
       summary.phases.append(.init("render", seconds(since: started)))
 
@@ -183,8 +186,18 @@ public enum Build {
     }
     writer.recordInputs(
       InputsRecord(key: inputs, pages: summary.pages, photos: summary.photos).text)
+    freeInBackground(consume writer)
     summary.seconds = seconds(since: started)
     return summary
+  }
+
+  /// Lets go of `value` on another thread: the rows, the plan and the writer's records of a
+  /// large site are hundreds of thousands of objects, which take tens of milliseconds to free,
+  /// and the build need not wait for that.
+  private static func freeInBackground<T: Sendable>(_ value: consuming T) {
+    DispatchQueue.global(qos: .utility).async { [value] in
+      withExtendedLifetime(value) {}
+    }
   }
 
   private static func seconds(since start: ContinuousClock.Instant) -> Double {
