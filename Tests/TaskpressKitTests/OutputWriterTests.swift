@@ -178,22 +178,41 @@ import Testing
     #expect(Tree.contents(root)["about.html"] == Array("hand made".utf8))
   }
 
-  @Test("an aborted build changes nothing", arguments: [false, true])
-  func abortChangesNothing(existing: Bool) throws {
+  /// What the output folder holds before a build: nothing, a site, or only a user's file.
+  enum Existing: CaseIterable {
+    case nothing, site, userFile
+  }
+
+  @Test(
+    "an aborted build changes nothing, not even the times of the folders it staged in",
+    arguments: Existing.allCases)
+  func abortChangesNothing(existing: Existing) throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
-    if existing {
+    switch existing {
+    case .nothing:
+      break
+    case .site:
       try build(root, site)
       try writeFile(root + "/CNAME", "example.org")
+    case .userFile:
+      try makeFolders(root)
+      try writeFile(root + "/notes.txt", "mine")
+    }
+    let folders = [tmp.path, root, root + "/.taskpress"]
+    for folder in folders where modificationTime(folder) != nil {
+      try ageFile(folder, by: 60)
     }
     let before = Tree.snapshot(tmp.path)
+    let times = folders.map(modificationTime)
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     try writer.add("index.html", bytes: Array("changed".utf8))
     try writer.add("new/page.html", bytes: Array("new".utf8))
     try writer.add("todos/1.html", streaming: { try $0.write(Array("streamed".utf8)) })
     writer.abort()
     #expect(Tree.snapshot(tmp.path) == before)
+    #expect(folders.map(modificationTime) == times)
     #expect(outputError { _ = try writer.commit() } != nil)
   }
 

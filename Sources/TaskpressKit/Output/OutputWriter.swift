@@ -114,6 +114,12 @@ public final class OutputWriter: @unchecked Sendable {
     /// Folders on the way to the output folder that this writer created, outermost first.
     var createdRootFolders: [String] = []
     var createdStateFolder = false
+    /// The modification time of the folder that staging changed first (the output folder when
+    /// `.taskpress` was made, else `.taskpress`), put back when the build is abandoned.
+    var modifiedBeforeStaging: timespec?
+    /// The folder the first of `createdRootFolders` was made in, and its modification time
+    /// before: put back when the build is abandoned.
+    var parentModifiedBeforeStaging: (path: String, time: timespec?)?
     /// Calls of `add` in progress: descriptors are closed only when none is.
     var activeAdds = 0
     var closed = false
@@ -703,7 +709,9 @@ public final class OutputWriter: @unchecked Sendable {
     let rootFD = try ensureRoot(&s)
     let statePath = display(OutputPath.stateFolder)
     if s.stateFolderFD < 0 {
+      let rootModified = Self.modificationTime(rootFD)
       if mkdirat(rootFD, OutputPath.stateFolder, 0o777) == 0 {
+        s.modifiedBeforeStaging = rootModified
         s.createdStateFolder = true
       } else if errno != EEXIST {
         throw OutputError(path: statePath, reason: SystemError.current.reason)
@@ -718,6 +726,7 @@ public final class OutputWriter: @unchecked Sendable {
       }
     }
     let stagingPath = statePath + "/" + Self.stagingFolder
+    if !s.createdStateFolder { s.modifiedBeforeStaging = Self.modificationTime(s.stateFolderFD) }
     guard mkdirat(s.stateFolderFD, Self.stagingFolder, 0o777) == 0 || errno == EEXIST else {
       throw OutputError(path: stagingPath, reason: SystemError.current.reason)
     }
@@ -736,8 +745,12 @@ public final class OutputWriter: @unchecked Sendable {
     if case .open(let fd) = s.folders[""] { return fd }
     var prefix = displayRoot.hasPrefix("/") ? "/" : ""
     for part in displayRoot.split(separator: "/") {
+      let parent = prefix.isEmpty ? "." : prefix
       prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
+      var info = stat()
+      let parentModified = stat(parent, &info) == 0 ? info.st_mtim : nil
       if mkdir(prefix, 0o777) == 0 {
+        if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)
       } else if errno != EEXIST {
         throw OutputError(path: prefix, reason: SystemError.current.reason)
@@ -826,13 +839,39 @@ public final class OutputWriter: @unchecked Sendable {
         FileSystem.removeTree(s.stateFolderFD, Self.stagingFolder)
         if s.createdStateFolder, case .open(let rootFD) = s.folders[""] {
           unlinkat(rootFD, OutputPath.stateFolder, AT_REMOVEDIR)
+          Self.setModificationTime(rootFD, s.modifiedBeforeStaging)
+        } else {
+          Self.setModificationTime(s.stateFolderFD, s.modifiedBeforeStaging)
         }
       }
       // Another thread may still be inside `add` using a cached descriptor: the last one out
       // closes them.
       Self.closeIfIdle(&s)
       for folder in s.createdRootFolders.reversed() { rmdir(folder) }
+      if let (parent, time) = s.parentModifiedBeforeStaging, let time,
+        access(s.createdRootFolders.first ?? parent, F_OK) != 0
+      {
+        let times = [timespec(tv_sec: 0, tv_nsec: Self.omitTime), time]
+        _ = times.withUnsafeBufferPointer { utimensat(AT_FDCWD, parent, $0.baseAddress, 0) }
+      }
     }
+  }
+
+  /// `UTIME_OMIT` (a macro the C module does not bring across): a time `futimens` leaves alone.
+  private static let omitTime = (1 << 30) - 2
+
+  /// The modification time of the folder open as `fd`, if it can be read.
+  private static func modificationTime(_ fd: Int32) -> timespec? {
+    var info = stat()
+    return fstat(fd, &info) == 0 ? info.st_mtim : nil
+  }
+
+  /// Puts back a folder's modification time (its access time stays as it is): an abandoned
+  /// build leaves no trace, not even in the time of the folder it staged in.
+  private static func setModificationTime(_ fd: Int32, _ time: timespec?) {
+    guard let time else { return }
+    let times = [timespec(tv_sec: 0, tv_nsec: omitTime), time]
+    _ = times.withUnsafeBufferPointer { futimens(fd, $0.baseAddress) }
   }
 
   static func closeIfIdle(_ s: inout State) {
