@@ -40,6 +40,16 @@ import Testing
     try Database.createForTesting(
       at: odd, sql: SafetyFixtures.todoTable + "INSERT INTO todo VALUES (42, 'odd', 7, 0);")
 
+    // Photos are staged while the to-dos are read: a build that fails after that leaves none.
+    let photos = folder + "/photos.sqlite"
+    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
+    try Database.createForTesting(
+      at: photos,
+      sql: "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo);"
+        + "INSERT INTO possessions VALUES "
+        + (1...300).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
+        .joined(separator: ", ") + ";")
+
     let notChanged = "the site in '\(site)' was not changed\n"
     let cases: [(name: String, arguments: [String], stderr: String)] = [
       (
@@ -53,6 +63,18 @@ import Testing
       ),
       (
         "--strict with a warning", ["--todos", odd, "--strict"],
+        "warning: \(odd): todo pk=42: priority 7 is not 1, 2 or 3\n"
+          + "error: 1 warning and --strict is set; the site was not changed\n"
+      ),
+      (
+        "photos, and a todo table without priority",
+        ["--todos", noPriority, "--possessions", photos],
+        "error: \(noPriority): table 'todo' has no column 'priority' (found: pk, text, complete)\n"
+          + notChanged
+      ),
+      (
+        "photos, and --strict with a warning",
+        ["--todos", odd, "--possessions", photos, "--strict"],
         "warning: \(odd): todo pk=42: priority 7 is not 1, 2 or 3\n"
           + "error: 1 warning and --strict is set; the site was not changed\n"
       ),

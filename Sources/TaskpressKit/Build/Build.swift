@@ -56,9 +56,20 @@ public enum Build {
     let theme = try Theme.load(overrides: options.templates)
     let labels = try theme.labels(options.locale)
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
+    // Every template is checked before anything is read or written.
+    let renderer = try PageRenderer(theme: theme)
+
+    let writer = try OutputWriter(root: options.output, interrupt: interrupt)
+    writer.commitStepLimit = commitStepLimit
+    var summary = BuildSummary()
+    // The key of the inputs is taken before the sources are opened: a database written after
+    // this point gives the next build another key, so it never skips a change.
+    let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
 
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
-    // while this one reads the others.
+    // while this one reads the others, and then stages the photos on a thread of their own
+    // (they need only the possessions) while the to-dos are still being read.
     var data = SiteData()
     let todoResult = Mutex<Result<(todos: [Todo], warnings: [BuildWarning]), any Error>?>(nil)
     let reading = DispatchGroup()
@@ -72,11 +83,20 @@ public enum Build {
         todoResult.withLock { $0 = result }
       }
     }
+    let staging = StagingState()
+    let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
+    // Declared after the source, so run before it is closed: a build that stops early stops
+    // the photos and waits for them.
+    defer {
+      staging.cancel()
+      stagingPhotos.wait()
+    }
     var possessionWarnings: [BuildWarning] = []
     var contactWarnings: [BuildWarning] = []
     var otherError: (any Error)?
+    var unchanged = false
     do {
       if let path = options.possessions {
         let source = try PossessionSource(path: path, busyTimeout: busyTimeout)
@@ -85,6 +105,25 @@ public enum Build {
         data.possessions = loaded.possessions
         data.hasPossessions = true
         possessionWarnings = loaded.warnings
+      }
+      // Nothing to do when the inputs are those of the previous build and its files are
+      // intact (the sources are still read, for their warnings).
+      unchanged =
+        previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false
+      if !unchanged, let source = possessionSource {
+        let possessions = data.possessions
+        nonisolated(unsafe) let source = source
+        DispatchQueue.global().async(group: stagingPhotos) {
+          do {
+            let files = try exportPhotos(
+              possessions, from: source, to: writer, stopping: { staging.isStopping })
+            staging.photosDone(files)
+          } catch {
+            staging.fail(-1, error)
+          }
+        }
+      } else {
+        staging.photosDone([:])
       }
       if let path = options.contacts {
         let source = try ContactSource(path: path, busyTimeout: busyTimeout)
@@ -115,23 +154,8 @@ public enum Build {
       let count = warnings.count == 1 ? "1 warning" : "\(warnings.count) warnings"
       throw BuildError("\(count) and --strict is set; the site was not changed")
     }
-
-    // 2. Plan, and check every template before anything is written.
-    let routes = Routes(prettyURLs: options.prettyURLs)
-    let plan = SitePlan(data: data, pageSize: options.pageSize, routes: routes)
-    data = SiteData()  // the plan holds the rows now
-    let renderer = try PageRenderer(theme: theme)
-
-    let writer = try OutputWriter(root: options.output, interrupt: interrupt)
-    writer.commitStepLimit = commitStepLimit
-    var summary = BuildSummary()
     summary.warnings = warnings.count
-
-    // Nothing to do when the inputs are those of the previous build and its files are intact.
-    let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
-    if let previous = writer.previousInputs(), let recorded = InputsRecord(previous),
-      recorded.key == inputs, writer.previousFilesAreIntact()
-    {
+    if unchanged, let recorded = previousRecord {
       writer.abort()
       summary.unchanged = writer.previousFileCount
       summary.pages = recorded.pages
@@ -139,14 +163,19 @@ public enum Build {
       summary.seconds = seconds(since: started)
       return summary
     }
+
+    // 2. Plan.
+    let routes = Routes(prettyURLs: options.prettyURLs)
+    let plan = SitePlan(data: data, pageSize: options.pageSize, routes: routes)
+    data = SiteData()  // the plan holds the rows now
+
     summary.phases.append(.init("read", seconds(since: started)))
     do {
       // 3. Photos (named by their content, each written once), pages and data copies, in
       // parallel.
       let pages = plan.pages
       let photoFiles = try stagePages(
-        pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
-        possessionSource: possessionSource,
+        pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
           PageContext(
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
@@ -212,14 +241,18 @@ public enum Build {
   /// photo's size.
   static let photoBufferLimit: Int64 = 1 << 20
 
+  /// Stages the photos of `possessions`, each file once; returns the photo files by possession
+  /// id. Stops, with an empty result, when `stopping` says so (checked before each photo).
   private static func exportPhotos(
-    _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter
+    _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
+    stopping: () -> Bool
   ) throws -> [Int64: PageContext.PhotoFile] {
     var files: [Int64: PageContext.PhotoFile] = [:]
     var staged: Set<String> = []
     var large: [String: PhotoInfo] = [:]
     for possession in possessions {
       guard let photo = possession.photo else { continue }
+      if stopping() { return [:] }
       let path: String
       if photo.byteCount <= photoBufferLimit {
         let bytes = try source.readPhoto(photo)
@@ -251,7 +284,6 @@ public enum Build {
 
   /// One piece of the work of staging a site.
   private enum Work {
-    case photos
     case todoData
     case possessionData
     case contactData
@@ -259,15 +291,15 @@ public enum Build {
     case pages(Range<Int>)
   }
 
-  /// Stages the photos, every page and the data copies on `jobs` threads; returns the photo
-  /// files by possession id.
+  /// Stages every page and the data copies on `jobs` threads; returns the photo files by
+  /// possession id.
   ///
-  /// The photos go first, on one thread, while the others render the pages that show no photo;
-  /// the possession pages and `possessions.json` wait for the photos' names.
+  /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
+  /// the pages that show no photo go first, and the possession pages and `possessions.json`
+  /// wait for the photos' names.
   private static func stagePages(
     _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
-    writer: OutputWriter,
-    possessionSource: PossessionSource?,
+    writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
     jobs: Int, interrupt: InterruptFlag, reporter: Reporter
   ) throws -> [Int64: PageContext.PhotoFile] {
@@ -291,17 +323,11 @@ public enum Build {
     }
     if plan.hasTodos { work.insert(.todoData, at: min(1, work.count)) }
     if plan.hasContacts { work.append(.contactData) }
-    if plan.hasPossessions {
-      work.insert(.photos, at: 0)
-      work.append(.possessionData)
-    }
+    if plan.hasPossessions { work.append(.possessionData) }
     // Last, so that the photos are staged (or nearly) when a thread reaches them.
     work += photoPages
 
     let queue = work
-    // The database connection is used by the one thread that takes the photos.
-    nonisolated(unsafe) let possessionSource = possessionSource
-    let shared = StagingState()
     let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
     let total = pages.count
@@ -321,11 +347,6 @@ public enum Build {
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
         do {
           switch queue[index] {
-          case .photos:
-            let files = try possessionSource.map {
-              try exportPhotos(plan.possessions, from: $0, to: writer)
-            }
-            shared.photosDone(files ?? [:])
           case .todoData:
             let todos = plan.todosByPK
             let strings = plainContext.strings
@@ -398,12 +419,21 @@ public enum Build {
     private struct State {
       var photos: Photos?
       var failures: [(index: Int, error: any Error)] = []
+      var cancelled = false
     }
 
     private let state = Mutex(State())
     private let condition = NSCondition()
 
     var failed: Bool { state.withLock { !$0.failures.isEmpty } }
+
+    /// Whether the work should stop: some of it failed, or the build is over.
+    var isStopping: Bool { state.withLock { !$0.failures.isEmpty || $0.cancelled } }
+
+    /// Tells work still under way (the photos) that the build is over.
+    func cancel() {
+      state.withLock { $0.cancelled = true }
+    }
 
     /// The staged photos by possession id; empty until they are staged (or when there are none).
     var photoFiles: [Int64: PageContext.PhotoFile] {
