@@ -109,6 +109,8 @@ def main():
         out.append(f"- Hugo build / floor: {ratio(hugo, floor)} (taskpress not measured)")
     out.append(f"- floor: writes the files of {meta.get('floor_source') or 'nothing (no tree)'}; "
                f"checked: {meta.get('floor_verified')}")
+    if meta.get("memory_state"):
+        out.append(f"- memory: {meta.get('memory_state')}")
     first = os.path.join(run, "changed-one-1.txt")
     if os.path.exists(first):
         with open(first, encoding="utf-8") as f:
