@@ -65,6 +65,29 @@ import Testing
       Manifest(parsing: Array("taskpress-manifest 1\n0000000000000001 0 1 ../x\n".utf8)) == nil)
   }
 
+  @Test("a manifest long enough to be written on two threads is every line in order")
+  func longManifest() throws {
+    var manifest = Manifest()
+    var expected = ""
+    let count = Manifest.parallelThreshold * 2 + 7
+    let paths = (0..<count).map { "todos/\($0).html" }.sorted(by: OutputPath.precedes)
+    for (number, path) in paths.enumerated() {
+      let entry = Manifest.Entry(
+        hash: ContentHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15), size: number * 37,
+        modified: Int64(number) * 1_000_000_007 - 5_000_000_000)
+      manifest.files[path] = entry
+      let hex = String(entry.hash.value, radix: 16)
+      expected += String(repeating: "0", count: 16 - hex.count) + hex
+      expected += " \(entry.size) \(entry.modified) \(path)\n"
+    }
+    manifest.folders = ["todos"]
+    let text = manifest.serialized()
+    #expect(
+      String(decoding: text, as: UTF8.self)
+        == "taskpress-manifest 1\n" + expected + "folder todos\n")
+    #expect(Manifest(parsing: text) == manifest)
+  }
+
   @Test("hashing at once equals hashing byte by byte, for every length of the last block")
   func tails() {
     let bytes = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
@@ -113,6 +136,15 @@ import Testing
     }
     #expect(OutputPath.sorted(paths) == paths.sorted(by: OutputPath.precedes))
     #expect(OutputPath.sorted([String]()).isEmpty)
+
+    // Enough to be sorted in two halves on two threads and merged, duplicates included.
+    var many = paths
+    while many.count <= OutputPath.parallelSortThreshold * 2 {
+      many.append(paths[next(paths.count)] + (next(3) == 0 ? "" : letters[next(letters.count)]))
+    }
+    let order = OutputPath.byteOrder(many.count) { many[$0] }
+    #expect(Set(order).count == many.count)
+    #expect(order.map { many[$0] } == many.sorted(by: OutputPath.precedes))
   }
 }
 

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// What taskpress wrote into an output folder in its last build: `.taskpress/manifest`.
 ///
 /// A plain text file, sorted and deterministic, one line per file and then one per folder that
@@ -134,73 +136,114 @@ struct Manifest: Equatable {
   /// The text of a manifest of `files` and `folders`, both already in byte order.
   ///
   /// Written straight into one buffer of the right size: a site's manifest has 100,000 lines
-  /// and more, and it is made during the commit.
+  /// and more, and it is made during the commit. A long list is written in two halves on two
+  /// threads, the second into a buffer of its own that is then copied after the first.
   static func text(files: [(path: String, entry: Entry)], folders: [String]) -> [UInt8] {
     let folderPrefix = "folder "
-    // Per line at most: 16 hex digits, two numbers of up to 20 characters, 3 spaces, newline.
-    var capacity = header.utf8.count + 1
-    for file in files { capacity += 16 + 20 + 20 + 4 + file.path.utf8.count }
+    var capacity = header.utf8.count + 1 + lineCapacity(files[...])
     for folder in folders { capacity += folderPrefix.utf8.count + folder.utf8.count + 1 }
     return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-      guard var out = buffer.baseAddress else { return }
-      func put(_ text: String) {
-        let copied =
-          text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard let source = bytes.baseAddress else { return true }
-            out.update(from: source, count: bytes.count)
-            out += bytes.count
-            return true
-          } ?? false
-        guard !copied else { return }
-        for byte in text.utf8 {
-          out.pointee = byte
-          out += 1
+      guard let base = buffer.baseAddress else { return }
+      var out = base
+      put(header, at: &out)
+      put(UInt8(ascii: "\n"), at: &out)
+      if files.count < parallelThreshold {
+        putLines(files[...], at: &out)
+      } else {
+        let half = files.count / 2
+        let second = UnsafeMutablePointer<UInt8>.allocate(capacity: lineCapacity(files[half...]))
+        defer { second.deallocate() }
+        // Each thread writes one half into memory no other thread touches.
+        nonisolated(unsafe) var firstEnd = out
+        nonisolated(unsafe) var secondEnd = second
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+          if part == 0 {
+            putLines(files[..<half], at: &firstEnd)
+          } else {
+            putLines(files[half...], at: &secondEnd)
+          }
         }
-      }
-      func put(_ byte: UInt8) {
-        out.pointee = byte
-        out += 1
-      }
-      func putDecimal(_ value: Int64) {
-        if value < 0 { put(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits = 1
-        var scale: UInt64 = 10
-        while digits < 20 && magnitude >= scale {
-          digits += 1
-          scale = scale &* 10
-        }
-        var at = out + digits
-        out = at
-        repeat {
-          at -= 1
-          at.pointee = UInt8(ascii: "0") + UInt8(magnitude % 10)
-          magnitude /= 10
-        } while magnitude > 0
-      }
-      put(header)
-      put(UInt8(ascii: "\n"))
-      for (path, entry) in files {
-        var shift: UInt64 = 64
-        while shift > 0 {
-          shift -= 4
-          let nibble = UInt8((entry.hash.value >> shift) & 0xF)
-          put(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble)
-        }
-        put(UInt8(ascii: " "))
-        putDecimal(Int64(entry.size))
-        put(UInt8(ascii: " "))
-        putDecimal(entry.modified)
-        put(UInt8(ascii: " "))
-        put(path)
-        put(UInt8(ascii: "\n"))
+        out = firstEnd
+        let secondCount = secondEnd - second
+        out.update(from: second, count: secondCount)
+        out += secondCount
       }
       for folder in folders {
-        put(folderPrefix)
-        put(folder)
-        put(UInt8(ascii: "\n"))
+        put(folderPrefix, at: &out)
+        put(folder, at: &out)
+        put(UInt8(ascii: "\n"), at: &out)
       }
-      if let base = buffer.baseAddress { count = out - base }
+      count = out - base
     }
+  }
+
+  /// From how many files `text` writes on two threads.
+  static let parallelThreshold = 16_384
+
+  /// The most room the lines of `files` take: per line 16 hex digits, two numbers of up to 20
+  /// characters, 3 spaces, a newline, and the path.
+  private static func lineCapacity(_ files: ArraySlice<(path: String, entry: Entry)>) -> Int {
+    var capacity = 0
+    for file in files { capacity += 16 + 20 + 20 + 4 + file.path.utf8.count }
+    return capacity
+  }
+
+  /// Writes one line per file at `out`, which moves past them.
+  private static func putLines(
+    _ files: ArraySlice<(path: String, entry: Entry)>, at out: inout UnsafeMutablePointer<UInt8>
+  ) {
+    for (path, entry) in files {
+      var shift: UInt64 = 64
+      while shift > 0 {
+        shift -= 4
+        let nibble = UInt8((entry.hash.value >> shift) & 0xF)
+        put(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble, at: &out)
+      }
+      put(UInt8(ascii: " "), at: &out)
+      putDecimal(Int64(entry.size), at: &out)
+      put(UInt8(ascii: " "), at: &out)
+      putDecimal(entry.modified, at: &out)
+      put(UInt8(ascii: " "), at: &out)
+      put(path, at: &out)
+      put(UInt8(ascii: "\n"), at: &out)
+    }
+  }
+
+  @inline(__always)
+  private static func put(_ byte: UInt8, at out: inout UnsafeMutablePointer<UInt8>) {
+    out.pointee = byte
+    out += 1
+  }
+
+  private static func put(_ text: String, at out: inout UnsafeMutablePointer<UInt8>) {
+    var position = out
+    let copied =
+      text.utf8.withContiguousStorageIfAvailable { bytes in
+        guard let source = bytes.baseAddress else { return true }
+        position.update(from: source, count: bytes.count)
+        position += bytes.count
+        return true
+      } ?? false
+    out = position
+    guard !copied else { return }
+    for byte in text.utf8 { put(byte, at: &out) }
+  }
+
+  private static func putDecimal(_ value: Int64, at out: inout UnsafeMutablePointer<UInt8>) {
+    if value < 0 { put(UInt8(ascii: "-"), at: &out) }
+    var magnitude = value.magnitude
+    var digits = 1
+    var scale: UInt64 = 10
+    while digits < 20 && magnitude >= scale {
+      digits += 1
+      scale = scale &* 10
+    }
+    var at = out + digits
+    out = at
+    repeat {
+      at -= 1
+      at.pointee = UInt8(ascii: "0") + UInt8(magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
   }
 }
