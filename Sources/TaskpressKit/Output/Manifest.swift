@@ -140,33 +140,37 @@ struct Manifest: Equatable {
   /// threads, the second into a buffer of its own that is then copied after the first.
   static func text(files: [(path: String, entry: Entry)], folders: [String]) -> [UInt8] {
     let folderPrefix = "folder "
-    var capacity = header.utf8.count + 1 + lineCapacity(files[...])
+    var capacity = header.utf8.count + 1
+    files.withUnsafeBufferPointer { capacity += lineCapacity($0[...]) }
     for folder in folders { capacity += folderPrefix.utf8.count + folder.utf8.count + 1 }
     return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
       guard let base = buffer.baseAddress else { return }
       var out = base
       put(header, at: &out)
       put(UInt8(ascii: "\n"), at: &out)
-      if files.count < parallelThreshold {
-        putLines(files[...], at: &out)
-      } else {
-        let half = files.count / 2
-        let second = UnsafeMutablePointer<UInt8>.allocate(capacity: lineCapacity(files[half...]))
-        defer { second.deallocate() }
-        // Each thread writes one half into memory no other thread touches.
-        nonisolated(unsafe) var firstEnd = out
-        nonisolated(unsafe) var secondEnd = second
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-          if part == 0 {
-            putLines(files[..<half], at: &firstEnd)
-          } else {
-            putLines(files[half...], at: &secondEnd)
+      files.withUnsafeBufferPointer { buffer in
+        nonisolated(unsafe) let files = buffer
+        if files.count < parallelThreshold {
+          putLines(files[...], at: &out)
+        } else {
+          let half = files.count / 2
+          let second = UnsafeMutablePointer<UInt8>.allocate(capacity: lineCapacity(files[half...]))
+          defer { second.deallocate() }
+          // Each thread writes one half into memory no other thread touches.
+          nonisolated(unsafe) var firstEnd = out
+          nonisolated(unsafe) var secondEnd = second
+          DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+              putLines(files[..<half], at: &firstEnd)
+            } else {
+              putLines(files[half...], at: &secondEnd)
+            }
           }
+          out = firstEnd
+          let secondCount = secondEnd - second
+          out.update(from: second, count: secondCount)
+          out += secondCount
         }
-        out = firstEnd
-        let secondCount = secondEnd - second
-        out.update(from: second, count: secondCount)
-        out += secondCount
       }
       for folder in folders {
         put(folderPrefix, at: &out)
@@ -182,7 +186,9 @@ struct Manifest: Equatable {
 
   /// The most room the lines of `files` take: per line 16 hex digits, two numbers of up to 20
   /// characters, 3 spaces, a newline, and the path.
-  private static func lineCapacity(_ files: ArraySlice<(path: String, entry: Entry)>) -> Int {
+  private static func lineCapacity(
+    _ files: Slice<UnsafeBufferPointer<(path: String, entry: Entry)>>
+  ) -> Int {
     var capacity = 0
     for file in files { capacity += 16 + 20 + 20 + 4 + file.path.utf8.count }
     return capacity
@@ -190,9 +196,12 @@ struct Manifest: Equatable {
 
   /// Writes one line per file at `out`, which moves past them.
   private static func putLines(
-    _ files: ArraySlice<(path: String, entry: Entry)>, at out: inout UnsafeMutablePointer<UInt8>
+    _ files: Slice<UnsafeBufferPointer<(path: String, entry: Entry)>>,
+    at out: inout UnsafeMutablePointer<UInt8>
   ) {
-    for (path, entry) in files {
+    // Read in place: a copy of each line's path would cost reference counting.
+    for index in files.indices {
+      let entry = files[index].entry
       var shift: UInt64 = 64
       while shift > 0 {
         shift -= 4
@@ -204,7 +213,7 @@ struct Manifest: Equatable {
       put(UInt8(ascii: " "), at: &out)
       putDecimal(entry.modified, at: &out)
       put(UInt8(ascii: " "), at: &out)
-      put(path, at: &out)
+      put(files[index].path, at: &out)
       put(UInt8(ascii: "\n"), at: &out)
     }
   }

@@ -104,10 +104,21 @@ enum OutputPath {
   /// (kept in one buffer) only when those are equal. Many strings are sorted in two halves on
   /// two threads, then merged.
   static func byteOrder(_ count: Int, _ string: (Int) -> String) -> [Int] {
-    guard count >= parallelSortThreshold else {
-      return SortedRun(0..<count, string).keys.map(\.index)
+    byteOrder(count) { index, body in
+      var text = string(index)
+      text.withUTF8(body)
     }
-    return withoutActuallyEscaping(string) { string in
+  }
+
+  /// `byteOrder` of strings given as their UTF-8 bytes: `bytes(i, body)` calls `body` with the
+  /// bytes of string `i` (read in place, where a `String` would be copied).
+  static func byteOrder(
+    _ count: Int, bytes: (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+  ) -> [Int] {
+    guard count >= parallelSortThreshold else {
+      return SortedRun(0..<count, bytes).keys.map(\.index)
+    }
+    return withoutActuallyEscaping(bytes) { string in
       nonisolated(unsafe) let string = string
       let halves = [0..<count / 2, count / 2..<count]
       // Each thread makes one of the two runs.
@@ -132,11 +143,10 @@ enum OutputPath {
     /// The bytes past the first 16 of every string, one after the other.
     var tails: [UInt8] = []
 
-    init(_ range: Range<Int>, _ string: (Int) -> String) {
+    init(_ range: Range<Int>, _ string: (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
       keys.reserveCapacity(range.count)
       for index in range {
-        var text = string(index)
-        text.withUTF8 { bytes in
+        string(index) { bytes in
           keys.append(SortKey(bytes, tail: tails.count, index: index))
           if bytes.count > 16 { tails.append(contentsOf: bytes[16...]) }
         }
