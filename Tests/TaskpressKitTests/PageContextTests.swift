@@ -87,6 +87,33 @@ import Testing
     #expect(reused.todoPages.count == (prettyURLs ? 0 : 1))
   }
 
+  @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")
+  func listValues() throws {
+    var data = SiteData()
+    data.hasTodos = true
+    data.todos = (1...3).map { Todo(pk: $0, text: "t\($0)", priority: .high, complete: false) }
+    let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
+    let links = TodoLinks(
+      todos: plan.todos, strings: RowStrings(routes: plan.routes, labels: .builtIn(.en)),
+      fromFile: "board.html", ownPK: nil)
+    let items = TodoListValues(links: links)
+    let elements = MustacheList(count: 3) { items.value(at: $0) }
+    let list = MustacheValue.list(elements)
+    let fresh = MustacheValue.array(
+      (0..<3).map { .computed(TodoValue(links: links, position: $0)) })
+    for position in 0..<3 {
+      #expect(elements[position] == .computed(TodoValue(links: links, position: position)))
+    }
+    // Two elements held at once are two objects.
+    let (first, second) = (elements[0], elements[1])
+    #expect(first != second)
+    let template = try Template(
+      source: "{{#todos}}{{pk}}:{{#todos}}{{pk}}{{/todos}}:{{title}};{{/todos}}", name: "t")
+    let expected = "1:123:t1;2:123:t2;3:123:t3;"
+    #expect(try template.render(["todos": list]) == expected)
+    #expect(try template.render(["todos": fresh]) == expected)
+  }
+
   @Test("to-dos read in pk order are put in index order by groups, as a full sort would")
   func indexOrder() {
     var generator = SystemRandomNumberGenerator()

@@ -107,8 +107,9 @@ struct PageContext: Sendable {
       let positions = plan.todoPositions(onIndexPage: number)
       let links = todoLinks(from: file, folder: folder)
       context["groups"] = groups(positions, links)
+      let items = TodoListValues(links: links)
       context["todos"] = .list(
-        MustacheList(count: positions.count) { todo(at: positions.lowerBound + $0, links) })
+        MustacheList(count: positions.count) { items.value(at: positions.lowerBound + $0) })
       context["counts"] = counts()
       context["pagination"] = pagination(number, from: file)
     case .board:
@@ -444,12 +445,10 @@ struct PageContext: Sendable {
   private func column(_ key: String, _ label: String, _ positions: [Int]) -> MustacheValue {
     let file = plan.file(of: .board)
     let links = todoLinks(from: file, folder: folderValues(of: file))
+    let items = TodoListValues(links: links)
     return .object([
       "key": .string(key), "label": .string(label), "count": .int(Int64(positions.count)),
-      "todos": .list(
-        MustacheList(count: positions.count) { index in
-          todo(at: positions[index], links)
-        }),
+      "todos": .list(MustacheList(count: positions.count) { items.value(at: positions[$0]) }),
     ])
   }
 

@@ -403,6 +403,35 @@ final class TodoCursor: MustacheObject, @unchecked Sendable {
   }
 }
 
+/// The to-dos of a list (a board column, an index page), made as a template reaches them: one
+/// object moved from to-do to to-do while nothing else holds it, so that a board of 100,000
+/// cards does not make and free 100,000 objects. A to-do that is still held when the next is
+/// asked for (a template going through the same list inside it) keeps its object, and the list
+/// makes another.
+///
+/// `@unchecked Sendable`: a page's values are used by the one thread that renders it.
+final class TodoListValues: @unchecked Sendable {
+  private let links: TodoLinks
+  private var cursor: TodoCursor
+  private var box: MustacheObjectBox
+
+  init(links: TodoLinks) {
+    self.links = links
+    cursor = TodoCursor(links: links)
+    box = MustacheObjectBox(cursor)
+  }
+
+  /// The to-do at `position` in index order.
+  func value(at position: Int) -> MustacheValue {
+    if !isKnownUniquelyReferenced(&box) {
+      cursor = TodoCursor(links: links)
+      box = MustacheObjectBox(cursor)
+    }
+    cursor.position = position
+    return .computed(box)
+  }
+}
+
 /// What a page says of itself, changed from page to page: see `ReusedPageValues`.
 ///
 /// `@unchecked Sendable`: changed and read by the one thread that renders the pages.
