@@ -377,6 +377,7 @@ struct PageContext: Sendable {
   }
 
   private func groups(_ positions: Range<Int>, _ links: TodoLinks) -> MustacheValue {
+    let items = TodoListValues(links: links)
     var groups: [MustacheValue] = []
     var start = positions.lowerBound
     while start < positions.upperBound {
@@ -390,7 +391,8 @@ struct PageContext: Sendable {
           "label": .string(labels.priority(priority)),
           "level": .string(Self.level(priority)),
           "count": .int(Int64(end - start)),
-          "todos": .array((start..<end).map { todo(at: $0, links) }),
+          "todos": .list(
+            MustacheList(count: end - start) { [start] in items.value(at: start + $0) }),
         ]))
       start = end
     }
