@@ -192,30 +192,39 @@ struct PageContext: Sendable {
     _ position: Int, file: String, chrome: Chrome, links: TodoLinks, _ reused: ReusedPageValues
   ) -> PageValues {
     let page = SitePlan.Page.todo(position)
+    let count = plan.todos.count
     let set = reused.todoPages(for: chrome) {
       let info = PageInfoCursor(pageInfo(page, file: file))
       let values = PageValues(
         site: siteValue, labels: labelsValue, page: .computed(info), chrome: chrome)
-      let todo = TodoCursor(links: links)
-      let previous = TodoCursor(links: links)
-      let next = TodoCursor(links: links)
-      values["todo"] = .computed(todo)
-      return ReusedPageValues.TodoPageSet(
-        values: values, info: info, todo: todo, previous: previous, next: next,
-        previousValue: .computed(previous), nextValue: .computed(next))
+      let set = ReusedPageValues.TodoPageSet(values: values, info: info, links: links)
+      values["todo"] = .computed(set.todo)
+      addNeighbours(position, count: count, to: values) { neighbour in
+        neighbour < position ? set.previousValue : set.nextValue
+      }
+      (set.hasPrevious, set.hasNext) = (position > 0, position + 1 < count)
+      return set
     }
-    set.info.info = pageInfo(page, file: file)
+    set.info.info.title = title(of: page)
+    set.info.info.file = file
+    if let baseURL {
+      set.info.info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
+    }
     set.todo.position = position
     set.previous.position = position - 1
     set.next.position = position + 1
-    // The same names in the same order as `values(for:)` gives, `content` not yet.
+    // The names `values(for:)` gives (in another order, which nothing sees); `content` not yet.
     let values = set.values
     values["content"] = nil
-    values["previous"] = nil
-    values["next"] = nil
-    values["hasNeighbours"] = nil
-    addNeighbours(position, count: plan.todos.count, to: values) { neighbour in
-      neighbour < position ? set.previousValue : set.nextValue
+    let (hasPrevious, hasNext) = (position > 0, position + 1 < count)
+    if hasPrevious != set.hasPrevious {
+      // `Optional.none`, not `nil`: a `MustacheValue` literal `nil` is `.null`, a value.
+      values["previous"] = hasPrevious ? .some(set.previousValue) : .none
+      set.hasPrevious = hasPrevious
+    }
+    if hasNext != set.hasNext {
+      values["next"] = hasNext ? .some(set.nextValue) : .none
+      set.hasNext = hasNext
     }
     return values
   }

@@ -352,9 +352,9 @@ struct ContactValue: MustacheObject {
 /// What a page says of itself: `page.title`, `page.kind`, `page.file`, and `page.canonical`
 /// and `page.script` when it has them.
 struct PageInfo: MustacheObject {
-  let title: String
+  var title: String
   let kind: String
-  let file: String
+  var file: String
   var canonical: String?
   var script: String?
 
@@ -462,7 +462,7 @@ final class ReusedPageValues {
   init() {}
 
   /// The objects behind one folder's to-do page values.
-  struct TodoPageSet {
+  final class TodoPageSet {
     let values: PageValues
     let info: PageInfoCursor
     let todo: TodoCursor
@@ -470,6 +470,19 @@ final class ReusedPageValues {
     let next: TodoCursor
     let previousValue: MustacheValue
     let nextValue: MustacheValue
+    /// Whether `values` has `previous` and `next` now.
+    var hasPrevious = false
+    var hasNext = false
+
+    init(values: PageValues, info: PageInfoCursor, links: TodoLinks) {
+      self.values = values
+      self.info = info
+      todo = TodoCursor(links: links)
+      previous = TodoCursor(links: links)
+      next = TodoCursor(links: links)
+      previousValue = .computed(previous)
+      nextValue = .computed(next)
+    }
   }
 
   /// The set for `chrome`, made by `make` the first time.
