@@ -136,12 +136,15 @@ struct PageContext: Sendable {
         todo(at: neighbour, links)
       }
     case .possessions:
-      let links = PossessionLinks(strings: strings, fromFile: file, ownID: nil)
+      let links =
+        folder?.possessionLinks ?? PossessionLinks(strings: strings, fromFile: file, ownID: nil)
       context["possessions"] = .list(
         MustacheList(count: plan.possessions.count) { possession(at: $0, links) })
     case .possession(let position):
-      let links = PossessionLinks(
-        strings: strings, fromFile: file, ownID: plan.possessions[position].id)
+      // Without pretty URLs a page's link to its own possession is made like any other.
+      let links =
+        folder?.possessionLinks
+        ?? PossessionLinks(strings: strings, fromFile: file, ownID: plan.possessions[position].id)
       context["possession"] = possession(at: position, links)
       addNeighbours(position, count: plan.possessions.count, to: context) { neighbour in
         possession(at: neighbour, links)
@@ -259,11 +262,16 @@ struct PageContext: Sendable {
     let folder: String
     let chromes: [String: Chrome]
     let todoLinks: TodoLinks
+    let possessionLinks: PossessionLinks
 
-    init(folder: String, chromes: [String: Chrome], todoLinks: TodoLinks) {
+    init(
+      folder: String, chromes: [String: Chrome], todoLinks: TodoLinks,
+      possessionLinks: PossessionLinks
+    ) {
       self.folder = folder
       self.chromes = chromes
       self.todoLinks = todoLinks
+      self.possessionLinks = possessionLinks
     }
   }
 
@@ -278,7 +286,9 @@ struct PageContext: Sendable {
       }
       let links = TodoLinks(
         todos: context.plan.todos, strings: context.strings, fromFile: file, ownPK: nil)
-      return FolderValues(folder: folder, chromes: chromes, todoLinks: links)
+      return FolderValues(
+        folder: folder, chromes: chromes, todoLinks: links,
+        possessionLinks: PossessionLinks(strings: context.strings, fromFile: file, ownID: nil))
     }
   }
 
