@@ -6,20 +6,16 @@ protocol ByteSink: ~Copyable {
 
 extension Array: ByteSink where Element == UInt8 {}
 
-/// The bytes of one render, in memory of its own: appending is a bounds check and a copy,
-/// without the uniqueness checks of an array. The render hands them to the caller's array at
-/// the end.
-struct OutputBuffer: ~Copyable, ByteSink {
-  private var start: UnsafeMutablePointer<UInt8>
-  private(set) var count = 0
-  private var capacity: Int
-  /// The values escaped for Markdown, set aside rather than written, when the render sets
-  /// them aside (nil when it does not).
-  var markdownValues: MarkdownValues?
-  /// What to add to an offset in this buffer for the place of a value set aside.
-  var markdownBase = 0
+/// Bytes in memory of their own, appended with a bounds check and a copy, without the
+/// uniqueness and capacity checks an array makes on every append: for writers of many small
+/// pieces, such as a render (see ``RenderBuffer``) or a data export.
+public struct ByteBuffer: ~Copyable {
+  @usableFromInline var start: UnsafeMutablePointer<UInt8>
+  @usableFromInline var capacity: Int
+  @usableFromInline var used = 0
 
-  init(capacity: Int) {
+  /// An empty buffer with room for `capacity` bytes (at least 64); it grows as needed.
+  public init(capacity: Int) {
     self.capacity = max(capacity, 64)
     start = .allocate(capacity: self.capacity)
   }
@@ -28,38 +24,77 @@ struct OutputBuffer: ~Copyable, ByteSink {
     start.deallocate()
   }
 
+  /// The number of bytes appended.
+  public var count: Int { used }
+
+  /// The bytes appended so far, valid until the buffer next changes.
+  public var bytes: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: start, count: used)
+  }
+
+  /// Forgets the bytes and keeps the room.
+  public mutating func removeAll() {
+    used = 0
+  }
+
+  @inlinable @inline(__always)
+  public mutating func append(_ byte: UInt8) {
+    if used == capacity { grow(toHold: used + 1) }
+    start[used] = byte
+    used += 1
+  }
+
+  @inlinable @inline(__always)
+  public mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    if bytes.count > capacity - used { grow(toHold: used + bytes.count) }
+    (start + used).initialize(from: source, count: bytes.count)
+    used += bytes.count
+  }
+
+  @usableFromInline @inline(never)
+  mutating func grow(toHold needed: Int) {
+    let newCapacity = max(needed, capacity * 2)
+    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newStart.initialize(from: start, count: used)
+    start.deallocate()
+    start = newStart
+    capacity = newCapacity
+  }
+}
+
+/// The bytes of one render, and what a render that sets Markdown values aside needs beside
+/// them. The render hands the bytes to the caller at the end.
+struct OutputBuffer: ~Copyable, ByteSink {
+  private var storage: ByteBuffer
+  /// The values escaped for Markdown, set aside rather than written, when the render sets
+  /// them aside (nil when it does not).
+  var markdownValues: MarkdownValues?
+  /// What to add to an offset in this buffer for the place of a value set aside.
+  var markdownBase = 0
+
+  init(capacity: Int) {
+    storage = ByteBuffer(capacity: capacity)
+  }
+
+  /// The number of bytes appended.
+  var count: Int { storage.count }
+
   /// Forgets the bytes and keeps the room.
   mutating func removeAll() {
-    count = 0
+    storage.removeAll()
   }
 
   /// The bytes appended so far.
-  var bytes: UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: start, count: count)
-  }
+  var bytes: UnsafeBufferPointer<UInt8> { storage.bytes }
 
   @inline(__always)
   mutating func append(_ byte: UInt8) {
-    if count == capacity { grow(toHold: count + 1) }
-    start[count] = byte
-    count += 1
+    storage.append(byte)
   }
 
   @inline(__always)
   mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-    guard let source = bytes.baseAddress else { return }
-    if bytes.count > capacity - count { grow(toHold: count + bytes.count) }
-    (start + count).initialize(from: source, count: bytes.count)
-    count += bytes.count
-  }
-
-  @inline(never)
-  private mutating func grow(toHold needed: Int) {
-    let newCapacity = max(needed, capacity * 2)
-    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newStart.initialize(from: start, count: count)
-    start.deallocate()
-    start = newStart
-    capacity = newCapacity
+    storage.append(contentsOf: bytes)
   }
 }

@@ -1,3 +1,5 @@
+import Mustache
+
 /// The `data/*.json` and `data/*.csv` copies of every source.
 ///
 /// Both are written byte by byte in a fixed order, so the same rows give the same bytes.
@@ -92,69 +94,35 @@ enum DataExport {
 
 // MARK: - Writers
 
-/// Bytes in memory of their own, appended with a bounds check and a copy: the copies of 100,000
-/// to-dos are made of about two million small pieces, which an array's uniqueness and capacity
-/// checks on every append made several times slower to write.
-struct ExportBytes: ~Copyable {
-  private var start: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
-  private(set) var count = 0
-
-  init(capacity: Int = 4096) {
-    self.capacity = max(capacity, 64)
-    start = .allocate(capacity: self.capacity)
-  }
-
-  deinit {
-    start.deallocate()
-  }
-
+/// The data copies of 100,000 to-dos are about two million small pieces: they are appended to
+/// a `ByteBuffer`, whose appends are a bounds check and a copy (an array's checked appends
+/// made them several times slower to write).
+extension ByteBuffer {
   /// A copy of the bytes appended so far.
-  var array: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
-
-  @inline(__always)
-  mutating func append(_ byte: UInt8) {
-    if count == capacity { grow(toHold: count + 1) }
-    start[count] = byte
-    count += 1
-  }
+  var array: [UInt8] { Array(bytes) }
 
   @inline(__always)
   mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-    guard let source = bytes.baseAddress else { return }
-    if bytes.count > capacity - count { grow(toHold: count + bytes.count) }
-    (start + count).initialize(from: source, count: bytes.count)
-    count += bytes.count
+    append(contentsOf: bytes)
   }
 
   @inline(__always)
   mutating func append(_ text: StaticString) {
-    append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   /// Appends `number` in decimal, as `String(number)` writes it.
   mutating func appendDecimal(_ number: Int64) {
-    if DecimalText.maximumLength > capacity - count {
-      grow(toHold: count + DecimalText.maximumLength)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.maximumLength) { buffer in
+      let end = DecimalText.write(number, into: buffer, at: 0)
+      append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
     }
-    let buffer = UnsafeMutableBufferPointer(start: start + count, count: capacity - count)
-    count += DecimalText.write(number, into: buffer, at: 0)
-  }
-
-  @inline(never)
-  private mutating func grow(toHold needed: Int) {
-    let newCapacity = max(needed, capacity * 2)
-    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newStart.initialize(from: start, count: count)
-    start.deallocate()
-    start = newStart
-    capacity = newCapacity
   }
 }
 
 /// Writes an array of flat JSON objects with a fixed key order and two-space indentation.
 struct JSONWriter: ~Copyable {
-  private var output: ExportBytes
+  private var output: ByteBuffer
   /// What goes before each value of an object, by the value's position: the separator, the
   /// indentation and the key, escaped once for the whole array.
   private var keyPrefixes: [[UInt8]] = []
@@ -162,7 +130,7 @@ struct JSONWriter: ~Copyable {
   private var position = 0
 
   private init(capacity: Int) {
-    output = ExportBytes(capacity: capacity)
+    output = ByteBuffer(capacity: capacity)
   }
 
   /// The JSON array of `items`, each an object with `keys` in order; `fields` writes an item's
@@ -256,13 +224,13 @@ struct JSONWriter: ~Copyable {
 /// Writes CSV as RFC 4180 says: CRLF line ends, fields quoted when they hold a comma, a quote or
 /// a line break, quotes doubled.
 struct CSVWriter: ~Copyable {
-  private var output: ExportBytes
+  private var output: ByteBuffer
   /// Whether the row being written has a field yet.
   private var rowStarted = false
 
   /// A CSV of about `rows` rows whose first row is `header`.
   init(header: [String], rows: Int = 0) {
-    output = ExportBytes(capacity: 64 + rows * 80)
+    output = ByteBuffer(capacity: 64 + rows * 80)
     for name in header { text(name) }
     endRow()
   }
