@@ -171,8 +171,8 @@ public enum Build {
 
     summary.phases.append(.init("read", seconds(since: started)))
     do {
-      // 3. Photos (named by their content, each written once), pages and data copies, in
-      // parallel.
+      // 3. Pages and data copies, in parallel, while the photos (named by their content, each
+      // written once) are finished on their own thread.
       let pages = plan.pages
       let photoFiles = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
