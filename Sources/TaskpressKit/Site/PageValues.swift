@@ -151,17 +151,21 @@ struct RowLinks: Sendable {
     if let own, own.id == id { return own.link }
     let capacity = prefix.count + DecimalText.length(id) + suffix.count
     return String(unsafeUninitializedCapacity: capacity) { buffer in
-      var index = 0
-      for byte in prefix {
-        buffer[index] = byte
-        index += 1
-      }
+      var index = Self.copy(prefix, into: buffer, at: 0)
       index = DecimalText.write(id, into: buffer, at: index)
-      for byte in suffix {
-        buffer[index] = byte
-        index += 1
-      }
-      return index
+      return Self.copy(suffix, into: buffer, at: index)
+    }
+  }
+
+  /// Copies `bytes` into `buffer` from `index` in one piece; returns the index after them.
+  @inline(__always)
+  private static func copy(
+    _ bytes: [UInt8], into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int
+  ) -> Int {
+    bytes.withUnsafeBufferPointer { source in
+      guard let from = source.baseAddress, let to = buffer.baseAddress else { return index }
+      (to + index).update(from: from, count: source.count)
+      return index + source.count
     }
   }
 
