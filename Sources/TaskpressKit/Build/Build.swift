@@ -56,6 +56,7 @@ public enum Build {
     let theme = try Theme.load(overrides: options.templates)
     let labels = try theme.labels(options.locale)
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
+    let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme)
 
@@ -113,7 +114,7 @@ public enum Build {
       if !unchanged, let source = possessionSource {
         let possessions = data.possessions
         nonisolated(unsafe) let source = source
-        DispatchQueue.global().async(group: stagingPhotos) {
+        let stagePhotos: @Sendable () -> Void = {
           do {
             let files = try exportPhotos(
               possessions, from: source, to: writer, stopping: { staging.isStopping })
@@ -121,6 +122,13 @@ public enum Build {
           } catch {
             staging.fail(-1, error)
           }
+        }
+        // With `--jobs 1` the photos are staged here, while the to-dos are read, and the pages
+        // after them: no more than one thread works once the sources are read.
+        if jobs > 1 {
+          DispatchQueue.global().async(group: stagingPhotos, execute: stagePhotos)
+        } else {
+          stagePhotos()
         }
       } else {
         staging.photosDone([:])
@@ -181,7 +189,7 @@ public enum Build {
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
             generated: generated, photoFiles: photoFiles)
         },
-        jobs: options.jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+        jobs: jobs,
         interrupt: interrupt, reporter: reporter)
       summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
