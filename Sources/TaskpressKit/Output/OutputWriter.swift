@@ -747,8 +747,10 @@ public final class OutputWriter: @unchecked Sendable {
     for part in displayRoot.split(separator: "/") {
       let parent = prefix.isEmpty ? "." : prefix
       prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
+      // Read before the first folder is made in it: an abandoned build puts it back.
       var info = stat()
-      let parentModified = stat(parent, &info) == 0 ? info.st_mtim : nil
+      let parentModified =
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
       if mkdir(prefix, 0o777) == 0 {
         if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)
@@ -848,11 +850,14 @@ public final class OutputWriter: @unchecked Sendable {
       // closes them.
       Self.closeIfIdle(&s)
       for folder in s.createdRootFolders.reversed() { rmdir(folder) }
-      if let (parent, time) = s.parentModifiedBeforeStaging, let time,
+      if let (parent, time) = s.parentModifiedBeforeStaging,
         access(s.createdRootFolders.first ?? parent, F_OK) != 0
       {
-        let times = [timespec(tv_sec: 0, tv_nsec: Self.omitTime), time]
-        _ = times.withUnsafeBufferPointer { utimensat(AT_FDCWD, parent, $0.baseAddress, 0) }
+        let parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if parentFD >= 0 {
+          Self.setModificationTime(parentFD, time)
+          close(parentFD)
+        }
       }
     }
   }
