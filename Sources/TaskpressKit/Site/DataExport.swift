@@ -123,9 +123,12 @@ extension ByteBuffer {
 /// Writes an array of flat JSON objects with a fixed key order and two-space indentation.
 struct JSONWriter: ~Copyable {
   private var output: ByteBuffer
-  /// What goes before each value of an object, by the value's position: the separator, the
-  /// indentation and the key, escaped once for the whole array.
-  private var keyPrefixes: [[UInt8]] = []
+  /// What goes before each value of an object, one after the other: the separator, the
+  /// indentation and the key, escaped once for the whole array. In a buffer of the writer's
+  /// own, so that writing one retains nothing.
+  private var keyPrefixes = ByteBuffer(capacity: 0)
+  /// Where the prefix of the value at each position ends in `keyPrefixes`.
+  private var keyPrefixEnds: [Int] = []
   /// The position of the next value in the object being written.
   private var position = 0
 
@@ -139,13 +142,14 @@ struct JSONWriter: ~Copyable {
     -> [UInt8]
   {
     var json = JSONWriter(capacity: items.count * 160)
-    json.keyPrefixes = keys.enumerated().map { position, key in
-      var prefix = JSONWriter(capacity: 64)
-      prefix.output.append(position == 0 ? "\n    " : ",\n    ")
-      prefix.string(key)
-      prefix.output.append(": ")
-      return prefix.output.array
+    var prefixes = JSONWriter(capacity: 64 * keys.count)
+    for (position, key) in keys.enumerated() {
+      prefixes.output.append(position == 0 ? "\n    " : ",\n    ")
+      prefixes.string(key)
+      prefixes.output.append(": ")
+      json.keyPrefixEnds.append(prefixes.output.count)
     }
+    json.keyPrefixes = prefixes.output
     json.output.append("[")
     for (index, item) in items.enumerated() {
       json.output.append(index == 0 ? "\n  {" : ",\n  {")
@@ -177,7 +181,8 @@ struct JSONWriter: ~Copyable {
   }
 
   private mutating func key() {
-    keyPrefixes[position].withUnsafeBufferPointer { output.append($0) }
+    let start = position == 0 ? 0 : keyPrefixEnds[position - 1]
+    output.append(UnsafeBufferPointer(rebasing: keyPrefixes.bytes[start..<keyPrefixEnds[position]]))
     position += 1
   }
 
