@@ -60,6 +60,69 @@ public protocol MustacheObject: Sendable {
   var keys: [String] { get }
   /// The value of `key`; nil when the object has no such key.
   func value(forKey key: String) -> MustacheValue?
+  /// Hands `body` the text that `{{key}}` inserts for the value of `key`, as UTF-8 bytes that
+  /// are valid during the call only, without making the value: a row's text read in place, a
+  /// link written into a buffer on the stack. A render asks this first when it interpolates a
+  /// name whose last key this object holds, and `value(forKey:)` when the answer is
+  /// ``MustacheTextLookup/useValue``, as the default implementation always answers.
+  ///
+  /// The answer must agree with `value(forKey:)`: ``MustacheTextLookup/missing`` exactly when
+  /// that returns nil, and the bytes handed its value's ``MustacheValue/interpolatedText``.
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+}
+
+/// What ``MustacheObject/text(forKey:_:)`` did.
+public enum MustacheTextLookup: Sendable, Equatable {
+  /// The object has no value for the key.
+  case missing
+  /// The object handed the text of the key's value to the body.
+  case handed
+  /// The object did not hand the text: the render asks for the value instead.
+  case useValue
+
+  /// Hands the UTF-8 bytes of `text` to `body`; returns ``handed``.
+  @inlinable
+  public static func hand(_ text: String, to body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    // A native string lends its bytes in place; another is made native first.
+    if text.utf8.withContiguousStorageIfAvailable(body) == nil {
+      var copy = text
+      copy.withUTF8(body)
+    }
+    return .handed
+  }
+
+  /// Hands `number` in decimal, as `{{number}}` inserts it, to `body`; returns ``handed``.
+  public static func hand(_ number: Int64, to body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var magnitude = number.magnitude
+      var start = digits.count
+      repeat {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      if number < 0 {
+        start -= 1
+        digits[start] = UInt8(ascii: "-")
+      }
+      body(UnsafeBufferPointer(rebasing: digits[start...]))
+    }
+    return .handed
+  }
+}
+
+extension MustacheObject {
+  /// Answers ``MustacheTextLookup/useValue``: the render asks `value(forKey:)`.
+  public func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    .useValue
+  }
 }
 
 extension MustacheObject {
@@ -103,6 +166,34 @@ extension MustacheValue {
     }
   }
 
+  /// What a lookup of `key` in this value finds, for an interpolation: the text handed to
+  /// `body` when the value is an object that hands it (a computed object that answers
+  /// ``MustacheObject/text(forKey:_:)``, or a plain object whose value is a string), else the
+  /// value.
+  @inline(__always)
+  func resolveText(_ key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> ResolvedText {
+    switch self {
+    case .object(let fields):
+      switch fields[key] {
+      case .none: return .missing
+      case .some(.string(let text)):
+        _ = MustacheTextLookup.hand(text, to: body)
+        return .handed
+      case .some(let value): return .value(value)
+      }
+    case .computed(let box):
+      switch box.object.text(forKey: key, body) {
+      case .missing: return .missing
+      case .handed: return .handed
+      case .useValue:
+        guard let value = box.object.value(forKey: key) else { return .missing }
+        return .value(value)
+      }
+    default:
+      return .missing
+    }
+  }
+
   /// The value of `key` when this is an object (plain or computed).
   @inline(__always)
   func member(_ key: String) -> MustacheValue? {
@@ -111,6 +202,20 @@ extension MustacheValue {
     case .computed(let box): box.object.value(forKey: key)
     default: nil
     }
+  }
+}
+
+/// What ``MustacheValue/resolveText(_:_:)`` found.
+enum ResolvedText {
+  /// No value for the key.
+  case missing
+  /// The value's text was handed over.
+  case handed
+  /// The value, to interpolate as it is.
+  case value(MustacheValue)
+
+  var isMissing: Bool {
+    if case .missing = self { true } else { false }
   }
 }
 

@@ -308,21 +308,7 @@ struct Renderer {
   func lookUp(_ program: Program, _ name: Int32) -> MustacheValue? {
     let range = program.names[Int(name)]
     guard range.count > 0 else { return top ?? root }
-    let first = program.keys[Int(range.start)]
-    if let found = top?.member(first) {
-      return range.count == 1 ? found : Self.descend(found, program, range)
-    }
-    if let found = underTop?.member(first) {
-      return range.count == 1 ? found : Self.descend(found, program, range)
-    }
-    var frame = stack.count - 1
-    while frame >= 0 {
-      if let found = stack[frame].member(first) {
-        return range.count == 1 ? found : Self.descend(found, program, range)
-      }
-      frame -= 1
-    }
-    guard let found = root.member(first) else { return nil }
+    guard let found = lookUp(program.keys[Int(range.start)]) else { return nil }
     return range.count == 1 ? found : Self.descend(found, program, range)
   }
 
@@ -363,12 +349,30 @@ struct Renderer {
   private func interpolate(
     _ program: Program, _ name: Int32, escaping: Escaping, into output: inout OutputBuffer
   ) {
-    guard let value = lookUp(program, name) else { return }
+    let range = program.names[Int(name)]
+    let found: MustacheValue
+    if range.count == 0 {
+      found = top ?? root
+    } else if escaping == .markdown, output.markdownValues != nil {
+      // Set aside unescaped, for the place the output has reached; no text, no note.
+      let place = output.markdownBase + output.count
+      let resolved = resolveText(program, range) { bytes in
+        if !bytes.isEmpty { output.markdownValues?.append(bytes, at: place) }
+      }
+      guard case .value(let value) = resolved else { return }
+      found = value
+    } else {
+      let resolved = resolveText(program, range) { bytes in
+        escaping.append(bytes, to: &output)
+      }
+      guard case .value(let value) = resolved else { return }
+      found = value
+    }
     if escaping == .markdown, output.markdownValues != nil {
-      setAside(value, into: &output)
+      setAside(found, into: &output)
       return
     }
-    switch value {
+    switch found {
     case .null, .object, .computed:
       break
     case .string(let text):
@@ -378,8 +382,48 @@ struct Renderer {
     case .int(let number):
       Self.appendDecimal(number, escaping: escaping, into: &output)
     default:
-      escaping.appendEscaped(value.interpolatedText, to: &output)
+      escaping.appendEscaped(found.interpolatedText, to: &output)
     }
+  }
+
+  /// Resolves the name `range` (of one key or more) as `lookUp` does, and has the object that
+  /// holds its last key hand that key's text to `body` when it can: no value is made for it.
+  private func resolveText(
+    _ program: Program, _ range: Program.NameRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+  ) -> ResolvedText {
+    let first = program.keys[Int(range.start)]
+    guard range.count > 1 else {
+      // One key: the innermost context that has it.
+      if let found = top?.resolveText(first, body), !found.isMissing { return found }
+      if let found = underTop?.resolveText(first, body), !found.isMissing { return found }
+      var frame = stack.count - 1
+      while frame >= 0 {
+        let found = stack[frame].resolveText(first, body)
+        if !found.isMissing { return found }
+        frame -= 1
+      }
+      return root.resolveText(first, body)
+    }
+    // Several keys: the first is found in the contexts, the others in its value.
+    let last = Int(range.start + range.count) - 1
+    guard let found = lookUp(first) else { return .missing }
+    if range.count == 2 { return found.resolveText(program.keys[last], body) }
+    guard let holder = Self.descend(found, program, from: Int(range.start) + 1, to: last) else {
+      return .missing
+    }
+    return holder.resolveText(program.keys[last], body)
+  }
+
+  /// The value of the key `first` in the innermost context that has it.
+  private func lookUp(_ first: String) -> MustacheValue? {
+    if let found = top?.member(first) { return found }
+    if let found = underTop?.member(first) { return found }
+    var frame = stack.count - 1
+    while frame >= 0 {
+      if let found = stack[frame].member(first) { return found }
+      frame -= 1
+    }
+    return root.member(first)
   }
 
   /// Sets `value`'s text aside, unescaped, in `output.markdownValues`, for the place the

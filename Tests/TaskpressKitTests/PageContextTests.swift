@@ -136,6 +136,75 @@ import Testing
     }
   }
 
+  @Test(
+    "every object of every page hands over the text its value would insert, or none",
+    arguments: [false, true])
+  func handedTextAgreesWithValues(prettyURLs: Bool) throws {
+    var data = SiteData()
+    data.hasTodos = true
+    data.hasPossessions = true
+    data.hasContacts = true
+    data.todos = (1...5).map {
+      Todo(pk: $0, text: $0 == 2 ? "" : "t<\($0)>", priority: .high, complete: $0 == 3)
+    }
+    data.possessions = (1...3).map {
+      Possession(id: $0, name: $0 == 1 ? "" : "p&\($0)", description: "d\($0)", photo: nil)
+    }
+    data.contacts = (1...2).map {
+      Contact(id: $0, name: $0 == 1 ? "" : "c", address: "a", phone: "")
+    }
+    let plan = SitePlan(data: data, pageSize: 2, routes: Routes(prettyURLs: prettyURLs))
+    let context = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: "https://example.org/r",
+      generated: nil,
+      photoFiles: [2: PageContext.PhotoFile(path: "photos/2.png", width: 50, height: 20)])
+    var checked = 0
+    var handed = 0
+    func check(_ value: MustacheValue, depth: Int) {
+      guard depth < 6 else { return }
+      switch value {
+      case .computed(let box):
+        for key in box.object.keys + ["nope", "labels", "title", "url", "page"] {
+          let expected = box.object.value(forKey: key)
+          var bytes: [UInt8] = []
+          let answer = box.object.text(forKey: key) { bytes.append(contentsOf: $0) }
+          checked += 1
+          switch answer {
+          case .missing: #expect(expected == nil, "\(type(of: box.object)).\(key)")
+          case .useValue: #expect(expected != nil, "\(type(of: box.object)).\(key)")
+          case .handed:
+            handed += 1
+            #expect(
+              String(decoding: bytes, as: UTF8.self) == expected?.interpolatedText,
+              "\(type(of: box.object)).\(key)")
+          }
+          if let expected { check(expected, depth: depth + 1) }
+        }
+      case .object(let fields):
+        for field in fields.values { check(field, depth: depth + 1) }
+      case .array(let items):
+        for item in items { check(item, depth: depth + 1) }
+      case .list(let list):
+        for index in 0..<list.count { check(list[index], depth: depth + 1) }
+      default:
+        break
+      }
+    }
+    let reused = ReusedPageValues()
+    for page in plan.pages {
+      let file = plan.file(of: page)
+      for values in [
+        context.values(for: page, file: file),
+        context.values(for: page, file: file, reusing: reused),
+      ] {
+        values["content"] = .utf8(Array("<p>c</p>".utf8))
+        check(.computed(values), depth: 0)
+      }
+    }
+    #expect(checked > 1000)
+    #expect(handed > 200)
+  }
+
   @Test("a photo's fields: its link, its alt text, its size and its thumbnail's")
   func photoFields() throws {
     var data = SiteData()

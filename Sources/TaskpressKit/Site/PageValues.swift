@@ -35,6 +35,23 @@ struct Fields: MustacheObject, ExpressibleByDictionaryLiteral {
     return nil
   }
 
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    let length = key.utf8.count
+    for index in pairs.indices where pairs[index].key.utf8.count == length {
+      guard pairs[index].key == key else { continue }
+      switch pairs[index].value {
+      case .string(let text): return .hand(text, to: body)
+      case .utf8(let bytes):
+        bytes.withUnsafeBufferPointer(body)
+        return .handed
+      default: return .useValue
+      }
+    }
+    return .missing
+  }
+
   /// Sets `key` to `value`, replacing an earlier value.
   subscript(key: String) -> MustacheValue? {
     get { value(forKey: key) }
@@ -157,6 +174,21 @@ struct RowLinks: Sendable {
     }
   }
 
+  /// Hands `body` the link to the page of the row with id `id`, written on the stack.
+  func withLink(_ id: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    if let own, own.id == id {
+      _ = MustacheTextLookup.hand(own.link, to: body)
+      return
+    }
+    let capacity = prefix.count + DecimalText.maximumLength + suffix.count
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+      var index = Self.copy(prefix, into: buffer, at: 0)
+      index = DecimalText.write(id, into: buffer, at: index)
+      index = Self.copy(suffix, into: buffer, at: index)
+      body(UnsafeBufferPointer(rebasing: buffer[..<index]))
+    }
+  }
+
   /// Copies `bytes` into `buffer` from `index` in one piece; returns the index after them.
   @inline(__always)
   private static func copy(
@@ -166,6 +198,21 @@ struct RowLinks: Sendable {
       guard let from = source.baseAddress, let to = buffer.baseAddress else { return index }
       (to + index).update(from: from, count: source.count)
       return index + source.count
+    }
+  }
+
+  /// Hands `body` the link to the file `name` of the folder these links were made for,
+  /// written on the stack.
+  func withFile(named name: Substring.UTF8View, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    let capacity = prefix.count + name.count + suffix.count
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+      var index = Self.copy(prefix, into: buffer, at: 0)
+      for byte in name {
+        buffer[index] = byte
+        index += 1
+      }
+      index = Self.copy(suffix, into: buffer, at: index)
+      body(UnsafeBufferPointer(rebasing: buffer[..<index]))
     }
   }
 
@@ -232,6 +279,18 @@ final class PossessionLinks: Sendable {
     photos = RowLinks(assetsIn: "photos/", routes: strings.routes, fromFile: file)
   }
 
+  /// Hands `body` the link to a photo of the site, `photos/NAME`, written on the stack.
+  func photo(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> MustacheTextLookup {
+    let folder = "photos/".utf8
+    let bytes = path.utf8
+    guard bytes.starts(with: folder), !bytes.dropFirst(folder.count).contains(UInt8(ascii: "/"))
+    else {
+      return .hand(strings.routes.asset(path, fromFile: file), to: body)
+    }
+    photos.withFile(named: path.utf8.dropFirst(folder.count), body)
+    return .handed
+  }
+
   /// The link to a photo of the site, `photos/NAME`.
   func photo(_ path: String) -> String {
     // Compared as bytes: `hasPrefix` on strings compares characters, several times slower.
@@ -276,6 +335,28 @@ struct TodoValue: MustacheObject {
     default: nil
     }
   }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    // The text is read in place and the link written on the stack: no string is made.
+    switch key.utf8.count {
+    case 2 where key == "pk": return .hand(links.todos[position].pk, to: body)
+    case 3 where key == "url":
+      links.rows.withLink(links.todos[position].pk, body)
+      return .handed
+    case 4 where key == "text": return .hand(links.todos[position].text, to: body)
+    case 5 where key == "title":
+      guard !links.todos[position].text.isEmpty else { return .useValue }
+      return .hand(links.todos[position].text, to: body)
+    case 5 where key == "check": return .hand(links.todos[position].complete ? "☑" : "☐", to: body)
+    case 6 where key == "status":
+      let strings = links.strings
+      return .hand(links.todos[position].complete ? strings.complete : strings.inProgress, to: body)
+    case 8 where key == "priority" || key == "complete": return .useValue
+    default: return .missing
+    }
+  }
 }
 
 /// A possession as templates see it; `photo` only when it has one in the site.
@@ -301,6 +382,24 @@ struct PossessionValue: MustacheObject {
     case 11 where key == "description": .string(possession.description)
     case 2 where key == "id": .int(possession.id)
     default: nil
+    }
+  }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    switch key.utf8.count {
+    case 5 where key == "title", 4 where key == "text":
+      guard !possession.name.isEmpty else { return .useValue }
+      return .hand(possession.name, to: body)
+    case 3 where key == "url":
+      links.rows.withLink(possession.id, body)
+      return .handed
+    case 5 where key == "photo": return photo == nil ? .missing : .useValue
+    case 4 where key == "name": return .hand(possession.name, to: body)
+    case 11 where key == "description": return .hand(possession.description, to: body)
+    case 2 where key == "id": return .hand(possession.id, to: body)
+    default: return .missing
     }
   }
 
@@ -346,6 +445,20 @@ struct PhotoValue: MustacheObject {
     default: return nil
     }
   }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    switch key.utf8.count {
+    case 3 where key == "url": return links.photo(photo.path, body)
+    case 3 where key == "alt": return .useValue
+    case 5 where key == "width": return .hand(Int64(width), to: body)
+    case 6 where key == "height": return .hand(Int64(height), to: body)
+    case 10 where key == "thumbWidth": return .hand(thumbnail(width), to: body)
+    case 11 where key == "thumbHeight": return .hand(thumbnail(height), to: body)
+    default: return .missing
+    }
+  }
 }
 
 /// A contact as templates see it.
@@ -366,6 +479,23 @@ struct ContactValue: MustacheObject {
     case "phone": .string(contact.phone)
     case "id": .int(contact.id)
     default: nil
+    }
+  }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    switch key {
+    case "title", "text":
+      return contact.name.isEmpty ? .useValue : .hand(contact.name, to: body)
+    case "url":
+      links.withLink(contact.id, body)
+      return .handed
+    case "name": return .hand(contact.name, to: body)
+    case "address": return .hand(contact.address, to: body)
+    case "phone": return .hand(contact.phone, to: body)
+    case "id": return .hand(contact.id, to: body)
+    default: return .missing
     }
   }
 }
@@ -401,6 +531,19 @@ struct PageInfo: MustacheObject {
     default: nil
     }
   }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    switch key.utf8.count {
+    case 5 where key == "title": return .hand(title, to: body)
+    case 4 where key == "kind": return .hand(kind, to: body)
+    case 4 where key == "file": return .hand(file, to: body)
+    case 9 where key == "canonical": return canonical.map { .hand($0, to: body) } ?? .missing
+    case 6 where key == "script": return script.map { .hand($0, to: body) } ?? .missing
+    default: return .missing
+    }
+  }
 }
 
 // MARK: - Values reused from page to page
@@ -421,6 +564,12 @@ final class TodoCursor: MustacheObject, @unchecked Sendable {
 
   func value(forKey key: String) -> MustacheValue? {
     TodoValue(links: links, position: position).value(forKey: key)
+  }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    TodoValue(links: links, position: position).text(forKey: key, body)
   }
 }
 
@@ -467,6 +616,20 @@ final class PageInfoCursor: MustacheObject, @unchecked Sendable {
 
   func value(forKey key: String) -> MustacheValue? {
     info.value(forKey: key)
+  }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    // Field by field: a copy of the whole `info` would retain each of its strings.
+    switch key.utf8.count {
+    case 5 where key == "title": return .hand(info.title, to: body)
+    case 4 where key == "kind": return .hand(info.kind, to: body)
+    case 4 where key == "file": return .hand(info.file, to: body)
+    case 9 where key == "canonical": return info.canonical.map { .hand($0, to: body) } ?? .missing
+    case 6 where key == "script": return info.script.map { .hand($0, to: body) } ?? .missing
+    default: return .missing
+    }
   }
 }
 
@@ -553,6 +716,20 @@ final class PageValues: MustacheObject, @unchecked Sendable {
     // `PageRenderer`), so they are asked for less. The two sets of names do not meet.
     return extra.value(forKey: key)
       ?? SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome)
+  }
+
+  func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+    -> MustacheTextLookup
+  {
+    if key.utf8.count == 4 && key == "page" { return .useValue }
+    switch extra.text(forKey: key, body) {
+    case .missing:
+      // The shared values hand no text over: they are asked for their values.
+      return SharedPageValues.value(forKey: key, site: site, labels: labels, chrome: chrome) == nil
+        ? .missing : .useValue
+    case let found:
+      return found
+    }
   }
 
   subscript(key: String) -> MustacheValue? {
