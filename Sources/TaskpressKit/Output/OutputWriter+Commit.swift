@@ -162,6 +162,11 @@ extension OutputWriter {
     let movedRoots = taken.shadowRoots.indices.filter { moved[$0] }.map {
       taken.shadowRoots[$0].root
     }
+    // For each folder plan, whether its files went in with a moved folder: looked up per
+    // file below without copying the plan's placement (and its prefix) each time.
+    let inMovedFolder = plans.map { plan -> Bool in
+      if case .shadow(let root, _) = plan.placement { moved[root] } else { false }
+    }
     var removedEarly = Set<String>()
     let staleSet = Set(stale)
     for folder in toCreate where !movedRoots.contains(where: { OutputPath.isWithin(folder, $0) }) {
@@ -172,9 +177,7 @@ extension OutputWriter {
     defer { folderRef?.release() }
     for index in written {
       // Files of a folder moved in one piece are in place already: their records are not read.
-      if case .shadow(let root, _) = plans[records[index].plan].placement, moved[root] {
-        continue
-      }
+      if inMovedFolder[records[index].plan] { continue }
       let record = records[index]
       guard case .written(_, let name) = record.staged else { continue }
       let folder = plans[record.plan].path

@@ -90,7 +90,11 @@ struct SitePlan: Sendable {
 
   /// Every page, in a fixed order.
   var pages: [Page] {
-    var pages: [Page] = (1...pageCount).map(Page.index)
+    var pages: [Page] = []
+    pages.reserveCapacity(
+      pageCount + 4 + (hasTodos ? todos.count : 0) + (hasPossessions ? possessions.count : 0)
+        + (hasContacts ? contacts.count : 0))
+    pages += (1...pageCount).map(Page.index)
     if hasTodos {
       pages.append(.board)
       pages += todos.indices.map(Page.todo)
