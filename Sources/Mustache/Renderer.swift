@@ -450,19 +450,6 @@ struct Renderer {
   private static func appendDecimal(
     _ number: Int64, escaping: Escaping, into output: inout OutputBuffer
   ) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var magnitude = number.magnitude
-      var start = digits.count
-      repeat {
-        start -= 1
-        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      if number < 0 {
-        start -= 1
-        digits[start] = UInt8(ascii: "-")
-      }
-      escaping.append(UnsafeBufferPointer(rebasing: digits[start...]), to: &output)
-    }
+    _ = MustacheTextLookup.hand(number) { escaping.append($0, to: &output) }
   }
 }
