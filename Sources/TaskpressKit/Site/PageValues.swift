@@ -151,7 +151,7 @@ struct RowLinks: Sendable {
   }
 
   /// Makes the links to the files of the folder `folder` (`photos/`) from the page in `file`;
-  /// `link` is not used with them, `file(named:)` is.
+  /// `link` is not used with them, `withFile(named:_:)` is.
   init(assetsIn folder: String, routes: Routes, fromFile file: String) {
     own = nil
     (prefix, suffix) = Self.split(routes.asset(folder + "x", fromFile: file))
@@ -166,12 +166,9 @@ struct RowLinks: Sendable {
   /// The link to the page of the row with id `id`.
   func link(_ id: Int64) -> String {
     if let own, own.id == id { return own.link }
-    let capacity = prefix.count + DecimalText.length(id) + suffix.count
-    return String(unsafeUninitializedCapacity: capacity) { buffer in
-      var index = Self.copy(prefix, into: buffer, at: 0)
-      index = DecimalText.write(id, into: buffer, at: index)
-      return Self.copy(suffix, into: buffer, at: index)
-    }
+    var link = ""
+    withLink(id) { link = String(decoding: $0, as: UTF8.self) }
+    return link
   }
 
   /// Hands `body` the link to the page of the row with id `id`, written on the stack.
@@ -213,27 +210,6 @@ struct RowLinks: Sendable {
       }
       index = Self.copy(suffix, into: buffer, at: index)
       body(UnsafeBufferPointer(rebasing: buffer[..<index]))
-    }
-  }
-
-  /// The link to the file `name` of the folder these links were made for.
-  func file(named name: Substring) -> String {
-    let capacity = prefix.count + name.utf8.count + suffix.count
-    return String(unsafeUninitializedCapacity: capacity) { buffer in
-      var index = 0
-      for byte in prefix {
-        buffer[index] = byte
-        index += 1
-      }
-      for byte in name.utf8 {
-        buffer[index] = byte
-        index += 1
-      }
-      for byte in suffix {
-        buffer[index] = byte
-        index += 1
-      }
-      return index
     }
   }
 }
@@ -281,6 +257,7 @@ final class PossessionLinks: Sendable {
 
   /// Hands `body` the link to a photo of the site, `photos/NAME`, written on the stack.
   func photo(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> MustacheTextLookup {
+    // Compared as bytes: `hasPrefix` on strings compares characters, several times slower.
     let folder = "photos/".utf8
     let bytes = path.utf8
     guard bytes.starts(with: folder), !bytes.dropFirst(folder.count).contains(UInt8(ascii: "/"))
@@ -293,14 +270,9 @@ final class PossessionLinks: Sendable {
 
   /// The link to a photo of the site, `photos/NAME`.
   func photo(_ path: String) -> String {
-    // Compared as bytes: `hasPrefix` on strings compares characters, several times slower.
-    let folder = "photos/".utf8
-    let bytes = path.utf8
-    guard bytes.starts(with: folder), !bytes.dropFirst(folder.count).contains(UInt8(ascii: "/"))
-    else {
-      return strings.routes.asset(path, fromFile: file)
-    }
-    return photos.file(named: path.dropFirst(folder.count))
+    var link = ""
+    _ = photo(path) { link = String(decoding: $0, as: UTF8.self) }
+    return link
   }
 }
 
