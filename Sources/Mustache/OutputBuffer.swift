@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Where escaping and rendering append bytes: an array, or a render's ``OutputBuffer``.
 protocol ByteSink: ~Copyable {
   mutating func append(_ byte: UInt8)
@@ -17,11 +23,12 @@ public struct ByteBuffer: ~Copyable {
   /// An empty buffer with room for `capacity` bytes (at least 64); it grows as needed.
   public init(capacity: Int) {
     self.capacity = max(capacity, 64)
-    start = .allocate(capacity: self.capacity)
+    guard let memory = malloc(self.capacity) else { fatalError("out of memory") }
+    start = memory.assumingMemoryBound(to: UInt8.self)
   }
 
   deinit {
-    start.deallocate()
+    free(start)
   }
 
   /// The number of bytes appended.
@@ -52,13 +59,14 @@ public struct ByteBuffer: ~Copyable {
     used += bytes.count
   }
 
+  /// Grows with `realloc`: a large buffer (one the C library maps on its own) is moved by the
+  /// kernel without copying its bytes or touching its pages again, so a render or a data
+  /// export of many megabytes touches its memory once, not twice over as it doubles.
   @usableFromInline @inline(never)
   mutating func grow(toHold needed: Int) {
     let newCapacity = max(needed, capacity * 2)
-    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newStart.initialize(from: start, count: used)
-    start.deallocate()
-    start = newStart
+    guard let memory = realloc(start, newCapacity) else { fatalError("out of memory") }
+    start = memory.assumingMemoryBound(to: UInt8.self)
     capacity = newCapacity
   }
 }

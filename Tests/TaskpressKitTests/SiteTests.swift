@@ -169,7 +169,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
   @Test("JSON escapes quotes, backslashes and control characters, and keeps key order")
   func json() {
     let todos = [Todo(pk: 7, text: "a \"b\" \\ \n\u{1}", priority: .other(9), complete: true)]
-    let bytes = DataExport.todosJSON(todos, strings: englishStrings)
+    let bytes = DataExport.todosJSON(todos, strings: englishStrings).array
     #expect(
       String(decoding: bytes, as: UTF8.self) == """
         [
@@ -199,7 +199,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
         pk: Int64(index) * 1_000_003 - 3, text: text,
         priority: index % 2 == 0 ? .high : .none, complete: index % 3 == 0)
     }
-    let bytes = DataExport.todosJSON(todos, strings: englishStrings)
+    let bytes = DataExport.todosJSON(todos, strings: englishStrings).array
     let parsed = try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [[String: Any]])
     #expect(parsed.count == todos.count)
     for (row, todo) in zip(parsed, todos) {
@@ -209,7 +209,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
       #expect(row["complete"] as? Bool == todo.complete)
       #expect(Array(row.keys).count == 6)
     }
-    #expect(DataExport.todosJSON([], strings: englishStrings) == Array("[]\n".utf8))
+    #expect(DataExport.todosJSON([], strings: englishStrings).array == Array("[]\n".utf8))
   }
 }
 

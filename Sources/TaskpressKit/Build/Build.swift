@@ -358,21 +358,21 @@ public enum Build {
           case .todoData:
             let todos = plan.todosByPK
             let strings = plainContext.strings
-            try writer.add("data/todos.json", bytes: DataExport.todosJSON(todos, strings: strings))
-            try writer.add("data/todos.csv", bytes: DataExport.todosCSV(todos, strings: strings))
+            try writer.add("data/todos.json", DataExport.todosJSON(todos, strings: strings))
+            try writer.add("data/todos.csv", DataExport.todosCSV(todos, strings: strings))
           case .possessionData:
             guard let files = shared.waitForPhotos(interrupt) else { return }
             let urls = files.photoFiles.mapValues(\.path)
             try writer.add(
               "data/possessions.json",
-              bytes: DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
+              DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
             try writer.add(
               "data/possessions.csv",
-              bytes: DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
+              DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
           case .contactData:
             let contacts = plan.contacts.sorted { $0.id < $1.id }
-            try writer.add("data/contacts.json", bytes: DataExport.contactsJSON(contacts))
-            try writer.add("data/contacts.csv", bytes: DataExport.contactsCSV(contacts))
+            try writer.add("data/contacts.json", DataExport.contactsJSON(contacts))
+            try writer.add("data/contacts.csv", DataExport.contactsCSV(contacts))
           case .pages(let range):
             let context: PageContext
             if Self.showsPhotos(pages[range.lowerBound]) {

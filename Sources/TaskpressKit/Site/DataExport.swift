@@ -9,8 +9,9 @@ enum DataExport {
   static let todoColumns = ["pk", "text", "priority", "priority_label", "complete", "status"]
 
   /// The JSON copy of `todos`; `strings` gives the priority and status labels.
-  static func todosJSON(_ todos: [Todo], strings: RowStrings) -> [UInt8] {
-    JSONWriter.array(todos, keys: todoColumns) { todo, json in
+  static func todosJSON(_ todos: [Todo], strings: RowStrings) -> ByteBuffer {
+    let textBytes = todos.reduce(0) { $0 + $1.text.utf8.count }
+    return JSONWriter.array(todos, keys: todoColumns, textBytes: textBytes) { todo, json in
       json.integer(todo.pk)
       json.text(todo.text)
       json.integer(todo.priority.number)
@@ -21,7 +22,7 @@ enum DataExport {
   }
 
   /// The CSV copy of `todos`; `strings` gives the priority and status labels.
-  static func todosCSV(_ todos: [Todo], strings: RowStrings) -> [UInt8] {
+  static func todosCSV(_ todos: [Todo], strings: RowStrings) -> ByteBuffer {
     var csv = CSVWriter(header: todoColumns, rows: todos.count)
     for todo in todos {
       csv.integer(todo.pk)
@@ -32,7 +33,7 @@ enum DataExport {
       csv.text(todo.complete ? strings.complete : strings.inProgress)
       csv.endRow()
     }
-    return csv.bytes
+    return csv.finish()
   }
 
   // MARK: - Possessions
@@ -41,7 +42,8 @@ enum DataExport {
     "id", "name", "description", "photo", "photo_width", "photo_height",
   ]
 
-  static func possessionsJSON(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
+  static func possessionsJSON(_ possessions: [Possession], photoURLs: [Int64: String]) -> ByteBuffer
+  {
     JSONWriter.array(possessions, keys: possessionColumns) { possession, json in
       json.integer(possession.id)
       json.text(possession.name)
@@ -52,7 +54,9 @@ enum DataExport {
     }
   }
 
-  static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String]) -> [UInt8] {
+  static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String])
+    -> ByteBuffer
+  {
     var csv = CSVWriter(header: possessionColumns, rows: possessions.count)
     for possession in possessions {
       csv.integer(possession.id)
@@ -63,14 +67,14 @@ enum DataExport {
       csv.integer(possession.photo?.height.map(Int64.init))
       csv.endRow()
     }
-    return csv.bytes
+    return csv.finish()
   }
 
   // MARK: - Contacts
 
   static let contactColumns = ["id", "name", "address", "phone"]
 
-  static func contactsJSON(_ contacts: [Contact]) -> [UInt8] {
+  static func contactsJSON(_ contacts: [Contact]) -> ByteBuffer {
     JSONWriter.array(contacts, keys: contactColumns) { contact, json in
       json.integer(contact.id)
       json.text(contact.name)
@@ -79,7 +83,7 @@ enum DataExport {
     }
   }
 
-  static func contactsCSV(_ contacts: [Contact]) -> [UInt8] {
+  static func contactsCSV(_ contacts: [Contact]) -> ByteBuffer {
     var csv = CSVWriter(header: contactColumns, rows: contacts.count)
     for contact in contacts {
       csv.integer(contact.id)
@@ -88,7 +92,14 @@ enum DataExport {
       csv.text(contact.phone)
       csv.endRow()
     }
-    return csv.bytes
+    return csv.finish()
+  }
+}
+
+extension OutputWriter {
+  /// Adds the file `path` with the bytes of a data export, written from its buffer.
+  func add(_ path: String, _ export: consuming ByteBuffer) throws {
+    try add(path, contentsOf: UnsafeRawBufferPointer(export.bytes))
   }
 }
 
@@ -138,10 +149,11 @@ struct JSONWriter: ~Copyable {
 
   /// The JSON array of `items`, each an object with `keys` in order; `fields` writes an item's
   /// values, one call of `text`, `integer` or `bool` per key, in the same order.
-  static func array<T>(_ items: [T], keys: [String], _ fields: (T, inout JSONWriter) -> Void)
-    -> [UInt8]
-  {
-    var json = JSONWriter(capacity: items.count * 160)
+  /// `textBytes`, the length of the items' longer texts, makes room for them at once.
+  static func array<T>(
+    _ items: [T], keys: [String], textBytes: Int = 0, _ fields: (T, inout JSONWriter) -> Void
+  ) -> ByteBuffer {
+    var json = JSONWriter(capacity: items.count * 160 + textBytes)
     var prefixes = JSONWriter(capacity: 64 * keys.count)
     for (position, key) in keys.enumerated() {
       prefixes.output.append(position == 0 ? "\n    " : ",\n    ")
@@ -159,8 +171,11 @@ struct JSONWriter: ~Copyable {
       json.output.append("\n  }")
     }
     json.output.append(items.isEmpty ? "]\n" : "\n]\n")
-    return json.output.array
+    return json.finish()
   }
+
+  /// The JSON written, without a copy.
+  private consuming func finish() -> ByteBuffer { output }
 
   /// The next value: a string, or `null`.
   mutating func text(_ value: String?) {
@@ -242,6 +257,9 @@ struct CSVWriter: ~Copyable {
 
   /// The CSV written so far.
   var bytes: [UInt8] { output.array }
+
+  /// The CSV written, without a copy.
+  consuming func finish() -> ByteBuffer { output }
 
   /// The next field: `value`, quoted when it holds a comma, a quote or a line break.
   mutating func text(_ value: String) {
