@@ -87,6 +87,40 @@ import Testing
     #expect(reused.todoPages.count == (prettyURLs ? 0 : 1))
   }
 
+  @Test(
+    "one thread's renderer and scratch, going through pages of every kind and folder in any order, render each page as a fresh pair would",
+    arguments: [false, true])
+  func reusedScratch(prettyURLs: Bool) throws {
+    var data = SiteData()
+    data.hasTodos = true
+    data.hasPossessions = true
+    data.hasContacts = true
+    data.todos = (1...5).map { Todo(pk: $0, text: "t\($0)", priority: .high, complete: $0 == 2) }
+    data.possessions = (1...2).map { Possession(id: $0, name: "p", description: "", photo: nil) }
+    data.contacts = (1...2).map { Contact(id: $0, name: "c", address: "", phone: "") }
+    // Two to-dos a page: the first index page is in the site's root, the others in `page/`.
+    let plan = SitePlan(data: data, pageSize: 2, routes: Routes(prettyURLs: prettyURLs))
+    let context = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: "https://example.org",
+      generated: nil, photoFiles: [:])
+    let pages = plan.pages
+    #expect(Set(pages.map { OutputPath.split(plan.file(of: $0)).folder }).count >= 4)
+    let renderer = try PageRenderer(theme: .builtIn)
+    let scratch = PageRenderer.Scratch()
+    // Forth, back, and each page twice in a row.
+    let order =
+      Array(pages.indices) + pages.indices.reversed() + pages.indices.flatMap { [$0, $0] }
+    for index in order {
+      let file = plan.file(of: pages[index])
+      let fresh = PageRenderer.Scratch()
+      try PageRenderer(theme: .builtIn).render(
+        pages[index], file: file, context: context, into: fresh)
+      try renderer.render(pages[index], file: file, context: context, into: scratch)
+      let page = String(decoding: scratch.output.bytes, as: UTF8.self)
+      #expect(page == String(decoding: fresh.output.bytes, as: UTF8.self), "\(file)")
+    }
+  }
+
   @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")
   func listValues() throws {
     var data = SiteData()

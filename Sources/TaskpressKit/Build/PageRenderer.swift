@@ -7,9 +7,8 @@ import Synchronization
 /// anything is written. Each render thread has a renderer of its own (see `Build.stagePages`):
 /// what it learns and keeps as it renders (specialized templates, Markdown shapes) is its own.
 struct PageRenderer: Sendable {
-  /// The body template of each page kind, in the order of `bodyNames`.
-  private let bodies: [Template?]
-  private let layout: Template
+  /// The body template of each page kind, in the order of `bodyNames`, with the layout.
+  private let plainTemplates: [TemplatePair?]
   private let partials: ThemePartials
   private let specialized = SpecializedTemplates()
   /// For each Markdown body, the shapes its pages share (see `MarkdownShapes`).
@@ -48,8 +47,8 @@ struct PageRenderer: Sendable {
     guard let layout = templates["layout.html"] else {
       throw ThemeError("the theme has no 'layout.html'")
     }
-    self.layout = layout
-    bodies = try Self.bodyNames.map { templates[try theme.bodyTemplate($0)] }
+    let bodies = try Self.bodyNames.map { templates[try theme.bodyTemplate($0)] }
+    plainTemplates = bodies.map { body in body.map { TemplatePair(body: $0, layout: layout) } }
     shapes = bodies.map { $0?.escaping == .markdown ? MarkdownShapes() : nil }
   }
 
@@ -61,6 +60,9 @@ struct PageRenderer: Sendable {
     @exclusivity(unchecked) var markdownValues = MarkdownValues()
     /// The page values that pages of one kind and folder share, moved from page to page.
     let values = ReusedPageValues()
+    /// The templates the last page was rendered with, and for which chrome and kind: the
+    /// next page of the same folder takes them without a lookup, a lock or a copy.
+    @exclusivity(unchecked) var lastTemplates: (chrome: ObjectIdentifier, kind: Int, TemplatePair)?
   }
 
   /// Renders `page`, which is written to `file` (`plan.file(of: page)`), into
@@ -73,29 +75,49 @@ struct PageRenderer: Sendable {
     // One object for the body and the layout: `content` set in between is seen by the layout.
     let root = MustacheValue.computed(values)
     let kind = Self.kindNumber(of: page)
-    guard var body = bodies[kind] else { return }
-    var layout = self.layout
+    guard let plain = plainTemplates[kind] else { return }
+    var templates = plain
     if values.chrome.isShared {
-      (body, layout) = specialized.templates(
-        kind: kind, body: body, layout: layout, values: values.shared, partials: partials)
+      let chrome = ObjectIdentifier(values.chrome)
+      if let last = scratch.lastTemplates, last.chrome == chrome, last.kind == kind {
+        templates = last.2
+      } else {
+        templates = specialized.templates(
+          kind: kind, plain: plain, values: values.shared, partials: partials)
+        scratch.lastTemplates = (chrome, kind, templates)
+      }
     }
     var rendered: [UInt8] = []
     if let shapes = shapes[kind] {
       scratch.markdownValues.removeAll()
-      try body.render(
+      try templates.body.render(
         root, into: &rendered, markdownValues: &scratch.markdownValues,
         partials: partials, missingPartials: .throwError)
       // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes.
       values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: scratch.markdownValues))
     } else {
-      try body.render(
+      try templates.body.render(
         root, into: &rendered, partials: partials, missingPartials: .throwError)
       // Templates of valid UTF-8 render valid UTF-8; else a string mends what a template broke.
       values["content"] =
         templatesAreUTF8 ? .utf8(rendered) : .string(String(decoding: rendered, as: UTF8.self))
     }
-    try layout.render(
+    try templates.layout.render(
       root, appendingTo: scratch.output, partials: partials, missingPartials: .throwError)
+  }
+}
+
+/// A page kind's body template and the layout around it.
+///
+/// A class: a render takes one reference to the pair from a cache rather than copying two
+/// templates (and retaining what each holds) for every page.
+final class TemplatePair: Sendable {
+  let body: Template
+  let layout: Template
+
+  init(body: Template, layout: Template) {
+    self.body = body
+    self.layout = layout
   }
 }
 
@@ -107,18 +129,17 @@ final class SpecializedTemplates: Sendable {
     /// Held so that its identity, which finds the entry, is not reused.
     let chrome: PageContext.Chrome
     /// By page kind (see `PageRenderer.kindNumber(of:)`).
-    var templates: [(body: Template, layout: Template)?]
+    var templates: [TemplatePair?]
   }
 
   /// One entry for each chrome seen (a few: one for each folder and section).
   private let entries = Mutex<[Entry]>([])
 
-  /// `body` and `layout` specialized for `values`, made at the first page of its chrome and
-  /// kind (a number below `PageRenderer.bodyNames.count`).
+  /// `plain` specialized for `values`, made at the first page of its chrome and kind (a
+  /// number below `PageRenderer.bodyNames.count`).
   func templates(
-    kind: Int, body: Template, layout: Template, values: SharedPageValues,
-    partials: ThemePartials
-  ) -> (body: Template, layout: Template) {
+    kind: Int, plain: TemplatePair, values: SharedPageValues, partials: ThemePartials
+  ) -> TemplatePair {
     entries.withLock { entries in
       let entry: Int
       if let found = entries.firstIndex(where: { $0.chrome === values.chrome }) {
@@ -129,9 +150,10 @@ final class SpecializedTemplates: Sendable {
         entry = entries.count - 1
       }
       if let found = entries[entry].templates[kind] { return found }
-      let made = (
-        body: body.specialized(for: values, partials: partials, missingPartials: .throwError),
-        layout: layout.specialized(for: values, partials: partials, missingPartials: .throwError)
+      let made = TemplatePair(
+        body: plain.body.specialized(for: values, partials: partials, missingPartials: .throwError),
+        layout: plain.layout.specialized(
+          for: values, partials: partials, missingPartials: .throwError)
       )
       entries[entry].templates[kind] = made
       return made
