@@ -90,6 +90,100 @@ import Testing
     }
   }
 
+  @Test("files added together are written and recorded as files added one by one")
+  func addTogether() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let paths = ["index.html", "todos/1.html", "todos/2.html", "page/2.html", "todos/3.html"]
+    let pages = paths.map { Array("<p>\($0)</p>".utf8) }
+    var manifests: [String] = []
+    for together in [false, true] {
+      let root = tmp.sub(together ? "together" : "one-by-one")
+      for round in 0..<2 {
+        let writer = try OutputWriter(root: root)
+        if together {
+          var produced: [Int] = []
+          try writer.add(paths) { index in
+            produced.append(index)
+            return pages[index].withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[...]) }
+          }
+          #expect(produced == Array(paths.indices))
+        } else {
+          for (path, bytes) in zip(paths, pages) {
+            try bytes.withUnsafeBytes { try writer.add(path, contentsOf: $0) }
+          }
+        }
+        let summary = try writer.commit()
+        #expect(summary.written == (round == 0 ? paths.count : 0))
+        #expect(summary.unchanged == (round == 0 ? 0 : paths.count))
+      }
+      #expect(Tree.contents(root) == Dictionary(uniqueKeysWithValues: zip(paths, pages)))
+      let manifest = String(
+        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+      // The same lines but for the modification times.
+      manifests.append(
+        manifest.split(separator: "\n").map { line in
+          line.split(separator: " ").enumerated().filter { $0.offset != 2 }.map(\.element)
+            .joined(separator: " ")
+        }.joined(separator: "\n"))
+    }
+    #expect(manifests[0] == manifests[1])
+  }
+
+  @Test(
+    "files added together: a path given twice or added before fails naming it and claims none; a file that fails keeps the ones before it"
+  )
+  func addTogetherFailures() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    let writer = try OutputWriter(root: root)
+    let page = Array("<p>page</p>".utf8)
+    func produce(_ index: Int) -> UnsafeRawBufferPointer {
+      page.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[...]) }
+    }
+    try writer.add("todos/1.html", bytes: page)
+    // Twice in one call, and one added before: nothing of the call is claimed or produced.
+    for paths in [
+      ["todos/2.html", "todos/3.html", "todos/2.html"], ["todos/4.html", "todos/1.html"],
+    ] {
+      let error = outputError {
+        try writer.add(paths) { _ in
+          Issue.record("a file was produced for a call that fails")
+          return produce(0)
+        }
+      }
+      #expect(error?.reason == "was added twice in one build")
+      #expect(error?.path == root + "/" + paths.last!)
+    }
+    let bad = outputError { try writer.add(["todos/5.html", "../out.html"], contentsOf: produce) }
+    #expect(bad?.path == root + "/../out.html")
+    // Those paths were given back: they can be added now.
+    try writer.add(
+      ["todos/2.html", "todos/3.html", "todos/4.html", "todos/5.html"], contentsOf: produce)
+    // The third file of a call fails: the two before it stay added, the rest are given back.
+    struct Failed: Error {}
+    #expect(throws: Failed.self) {
+      try writer.add(["a/1.html", "a/2.html", "a/3.html", "a/4.html"]) { index in
+        if index == 2 { throw Failed() }
+        return produce(index)
+      }
+    }
+    try writer.add(["a/3.html", "a/4.html"], contentsOf: produce)
+    #expect(
+      outputError { try writer.add("a/2.html", bytes: page) }?.reason
+        == "was added twice in one build")
+    let summary = try writer.commit()
+    #expect(summary.written == 9)
+    #expect(
+      Set(Tree.contents(root).keys)
+        == Set(
+          [
+            "todos/1.html", "todos/2.html", "todos/3.html", "todos/4.html", "todos/5.html",
+            "a/1.html", "a/2.html", "a/3.html", "a/4.html",
+          ]))
+  }
+
   @Test("an unchanged file keeps its bytes and its modification time")
   func unchangedKeepsMtime() throws {
     let tmp = try TemporaryFolder()

@@ -383,12 +383,17 @@ public enum Build {
             } else {
               context = plainContext
             }
-            for position in range {
-              guard !interrupt.isSet else { return }
-              let page = pages[position]
-              let file = plan.file(of: page)
-              try renderer.render(page, file: file, context: context, into: scratch)
-              try writer.add(file, contentsOf: UnsafeRawBufferPointer(scratch.output.bytes))
+            guard !interrupt.isSet else { return }
+            let files = range.map { plan.file(of: pages[$0]) }
+            do {
+              try writer.add(files) { index in
+                let position = range.lowerBound + index
+                try renderer.render(
+                  pages[position], file: files[index], context: context, into: scratch)
+                return UnsafeRawBufferPointer(scratch.output.bytes)
+              }
+            } catch let error as OutputError where error.reason == OutputError.interrupted {
+              return
             }
             let finished = done.add(range.count, ordering: .relaxed).newValue
             if finished % 2048 < range.count || finished == total {

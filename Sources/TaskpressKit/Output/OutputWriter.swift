@@ -358,6 +358,35 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
+  /// Adds the files `paths`, one after another: `produce(i)` gives the bytes of `paths[i]`,
+  /// which need stay valid only until the next call (a renderer's buffer, reused for the next
+  /// page); see ``add(_:bytes:)``. The same as adding them one by one, with two locks for all
+  /// of them instead of two for each: their paths are claimed together, then recorded
+  /// together once written.
+  ///
+  /// When a file fails, those before it stay added and the error names the file.
+  public func add(
+    _ paths: [String], contentsOf produce: (Int) throws -> UnsafeRawBufferPointer
+  ) throws {
+    let slots = try reserve(paths)
+    var staged: [Staged] = []
+    staged.reserveCapacity(slots.count)
+    do {
+      for index in slots.indices {
+        if interrupt.isSet {
+          throw OutputError(path: displayRoot, reason: OutputError.interrupted)
+        }
+        let buffer = try produce(index)
+        staged.append(try stage(slots[index], buffer, hash: ContentHash(of: buffer)))
+      }
+    } catch {
+      record(slots[..<staged.count], staged)
+      release(slots[staged.count...])
+      throw error
+    }
+    record(slots[...], staged)
+  }
+
   /// Adds the file `path` with `bytes`, whose `ContentHash` the caller has already made (a
   /// photo named by its hash); see ``add(_:bytes:)``.
   public func add(_ path: String, bytes: [UInt8], hash: ContentHash?) throws {
@@ -409,52 +438,99 @@ public final class OutputWriter: @unchecked Sendable {
   }
 
   /// Checks `path`, claims it for this build (an error when it was added already), and finds
-  /// how its folder is staged: one lock for all that, once the folder is known.
+  /// how its folder is staged; see `reserve(_:)` for several.
   private func reserve(_ path: String) throws -> Slot {
-    if let problem = OutputPath.problem(path) {
-      throw OutputError(path: displayRoot + "/" + path, reason: problem)
+    try reserve([path])[0]
+  }
+
+  /// Checks `paths`, claims them for this build (an error when one was added already, by
+  /// another call or by this one), and finds how their folders are staged: one lock for all
+  /// that, once the folders are known. Nothing is claimed when one fails.
+  private func reserve(_ paths: [String]) throws -> [Slot] {
+    var slots: [Slot] = []
+    var hashes: [UInt32] = []
+    slots.reserveCapacity(paths.count)
+    hashes.reserveCapacity(paths.count)
+    for path in paths {
+      if let problem = OutputPath.problem(path) {
+        throw OutputError(path: displayRoot + "/" + path, reason: problem)
+      }
+      let (folder, leaf) = OutputPath.split(path)
+      slots.append(
+        Slot(
+          path: path, folder: folder, leaf: leaf, index: -1, plan: -1,
+          placement: .existing(fd: -1), stagingFD: -1))
+      hashes.append(PathTable.hash(of: path))
     }
     if interrupt.isSet { throw OutputError(path: displayRoot, reason: OutputError.interrupted) }
-    let (folder, leaf) = OutputPath.split(path)
-    let hash = PathTable.hash(of: path)
-    let (index, known, stagingFD) = try state.withLock {
-      (s) throws(OutputError) -> (Int, (Int, Placement)?, Int32) in
+    guard !slots.isEmpty else { return slots }
+    try state.withLock { (s) throws(OutputError) in
       guard s.phase == .staging else {
         throw OutputError(
-          path: display(path), reason: "added after the output was committed or aborted")
+          path: display(slots[0].path), reason: "added after the output was committed or aborted")
       }
-      let index = s.records.count
-      if s.paths.insert(path, hash: hash, number: index, records: s.records) != nil {
-        throw OutputError(path: display(path), reason: "was added twice in one build")
+      let first = s.records.count
+      for index in slots.indices {
+        let path = slots[index].path
+        if s.paths.insert(path, hash: hashes[index], number: first + index, records: s.records)
+          != nil
+        {
+          // Give back what this call claimed.
+          for claimed in 0..<index {
+            s.paths.remove(slots[claimed].path, hash: hashes[claimed], records: s.records)
+          }
+          s.records.removeLast(index)
+          throw OutputError(path: display(path), reason: "was added twice in one build")
+        }
+        s.records.append(Record(path: path, plan: -1, staged: .pending))
+        slots[index].index = first + index
       }
-      s.records.append(Record(path: path, plan: -1, staged: .pending))
-      s.activeAdds += 1
-      let known = s.plan(of: folder).map { ($0, s.plans[$0].placement) }
-      return (index, known, s.stagingFD)
+      s.activeAdds += slots.count
+      // The files of one call are mostly in one folder: its plan is looked up once.
+      var known: (folder: String, plan: Int?)?
+      for index in slots.indices {
+        if known?.folder != slots[index].folder {
+          known = (slots[index].folder, s.plan(of: slots[index].folder))
+        }
+        if let plan = known?.plan {
+          slots[index].plan = plan
+          slots[index].placement = s.plans[plan].placement
+        }
+        slots[index].stagingFD = s.stagingFD
+      }
     }
-    var slot = Slot(
-      path: path, folder: folder, leaf: leaf, index: index, plan: -1,
-      placement: .existing(fd: -1), stagingFD: stagingFD)
-    if let (plan, placement) = known {
-      slot.plan = plan
-      slot.placement = placement
-      return slot
+    // A folder no file was added to yet: decided now, once for the files of this call in it.
+    var planned: (folder: String, plan: (Int, Placement, stagingFD: Int32))?
+    for index in slots.indices where slots[index].plan < 0 {
+      if planned?.folder != slots[index].folder {
+        do {
+          planned = (slots[index].folder, try plan(for: slots[index].folder, slots[index].path))
+        } catch {
+          release(slots[...])
+          throw error
+        }
+      }
+      if let plan = planned?.plan {
+        (slots[index].plan, slots[index].placement, slots[index].stagingFD) = plan
+      }
     }
-    do {
-      (slot.plan, slot.placement, slot.stagingFD) = try plan(for: folder, path)
-    } catch {
-      release(slot)
-      throw error
-    }
-    return slot
+    return slots
   }
 
   private func record(_ slot: Slot, _ staged: Staged) {
+    record(CollectionOfOne(slot), CollectionOfOne(staged))
+  }
+
+  /// Records what was staged for each of `slots`, under one lock.
+  private func record(_ slots: some Collection<Slot>, _ staged: some Collection<Staged>) {
+    guard !slots.isEmpty else { return }
     state.withLock { s in
-      s.activeAdds -= 1
+      s.activeAdds -= slots.count
       if s.phase == .staging {
-        s.records[slot.index].staged = staged
-        s.records[slot.index].plan = slot.plan
+        for (slot, staged) in zip(slots, staged) {
+          s.records[slot.index].staged = staged
+          s.records[slot.index].plan = slot.plan
+        }
       } else {
         // An abort raced with this add; the staging folder is already gone.
         Self.closeIfIdle(&s)
@@ -463,10 +539,18 @@ public final class OutputWriter: @unchecked Sendable {
   }
 
   private func release(_ slot: Slot) {
+    release(CollectionOfOne(slot))
+  }
+
+  /// Gives back the paths of `slots`, claimed but not staged, under one lock.
+  private func release(_ slots: some Collection<Slot>) {
+    guard !slots.isEmpty else { return }
     state.withLock { s in
-      s.activeAdds -= 1
+      s.activeAdds -= slots.count
       if s.phase == .staging {
-        s.paths.remove(slot.path, hash: PathTable.hash(of: slot.path), records: s.records)
+        for slot in slots {
+          s.paths.remove(slot.path, hash: PathTable.hash(of: slot.path), records: s.records)
+        }
       } else {
         Self.closeIfIdle(&s)
       }
