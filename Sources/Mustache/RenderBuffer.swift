@@ -43,4 +43,24 @@ extension Template {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
     try renderer.render(program, into: &buffer.output)
   }
+
+  /// Renders the template like ``render(_:appendingTo:partials:missingPartials:)``, but sets
+  /// every value it would escape for Markdown aside in `markdownValues`, as
+  /// ``render(_:into:markdownValues:partials:missingPartials:)`` does; the places are offsets
+  /// in `buffer`, which should be empty.
+  public func render(
+    _ value: MustacheValue, appendingTo buffer: RenderBuffer,
+    markdownValues: inout MarkdownValues, partials: (any PartialResolver)? = nil,
+    missingPartials: MissingPartialPolicy = .renderEmpty
+  ) throws {
+    var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    // The values are moved into the buffer and back, not copied.
+    buffer.output.markdownValues = markdownValues
+    markdownValues = MarkdownValues(reservingCapacity: false)
+    buffer.output.markdownBase = 0
+    defer {
+      if let values = buffer.output.markdownValues.take() { markdownValues = values }
+    }
+    try renderer.render(program, into: &buffer.output)
+  }
 }

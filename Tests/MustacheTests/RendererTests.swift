@@ -120,6 +120,19 @@ private struct Computed: MustacheObject {
     #expect(again == output)
     #expect(values.places == [8, 16, 19, 30])
     #expect(values.escaped(into: again) == plain)
+    // Into a render buffer, reused: the same text and values, places counted from its start.
+    let buffer = RenderBuffer(capacity: 4)
+    for _ in 0..<2 {
+      buffer.removeAll()
+      values.removeAll()
+      try template.render(data, appendingTo: buffer, markdownValues: &values, partials: partials)
+      #expect(Array(buffer.bytes) == Array(output.dropFirst(6)))
+      #expect(values.places == [2, 10, 13, 24])
+      #expect(values.escaped(into: Array(buffer.bytes)) == Array(plain.dropFirst(6)))
+      // The buffer keeps no values: a plain render into it after that writes them all.
+      try template.render(data, appendingTo: buffer, partials: partials)
+      #expect(Array(buffer.bytes) == Array(output.dropFirst(6)) + Array(plain.dropFirst(6)))
+    }
   }
 
   @Test("Markdown escaping only adds backslashes exactly when the check says so")

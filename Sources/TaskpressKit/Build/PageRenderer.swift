@@ -57,6 +57,8 @@ struct PageRenderer: Sendable {
   final class Scratch {
     /// The page, as the last `render` left it.
     let output = RenderBuffer(capacity: 16 << 10)
+    /// The body of the page, rendered before the layout.
+    let body = RenderBuffer(capacity: 16 << 10)
     @exclusivity(unchecked) var markdownValues = MarkdownValues()
     /// The page values that pages of one kind and folder share, moved from page to page.
     let values = ReusedPageValues()
@@ -87,20 +89,22 @@ struct PageRenderer: Sendable {
         scratch.lastTemplates = (chrome, kind, templates)
       }
     }
-    var rendered: [UInt8] = []
+    let body = scratch.body
+    body.removeAll()
     if let shapes = shapes[kind] {
       scratch.markdownValues.removeAll()
       try templates.body.render(
-        root, into: &rendered, markdownValues: &scratch.markdownValues,
+        root, appendingTo: body, markdownValues: &scratch.markdownValues,
         partials: partials, missingPartials: .throwError)
       // cmark's HTML is valid UTF-8 (it validates its input), so it goes in as bytes.
-      values["content"] = .utf8(shapes.htmlBytes(from: rendered, values: scratch.markdownValues))
+      values["content"] = .utf8(shapes.htmlBytes(from: body.bytes, values: scratch.markdownValues))
     } else {
       try templates.body.render(
-        root, into: &rendered, partials: partials, missingPartials: .throwError)
+        root, appendingTo: body, partials: partials, missingPartials: .throwError)
       // Templates of valid UTF-8 render valid UTF-8; else a string mends what a template broke.
       values["content"] =
-        templatesAreUTF8 ? .utf8(rendered) : .string(String(decoding: rendered, as: UTF8.self))
+        templatesAreUTF8
+        ? .utf8(Array(body.bytes)) : .string(String(decoding: body.bytes, as: UTF8.self))
     }
     try templates.layout.render(
       root, appendingTo: scratch.output, partials: partials, missingPartials: .throwError)

@@ -63,11 +63,9 @@ final class MarkdownShapes: Sendable {
       self.shape = shape
     }
 
-    func matches(_ text: [UInt8], _ values: MarkdownValues) -> Bool {
+    func matches(_ text: UnsafeBufferPointer<UInt8>, _ values: MarkdownValues) -> Bool {
       places == values.places
-        && self.text.withUnsafeBufferPointer { known in
-          text.withUnsafeBufferPointer { MarkdownShapes.same(known, $0) }
-        }
+        && self.text.withUnsafeBufferPointer { MarkdownShapes.same($0, text) }
     }
   }
 
@@ -111,9 +109,15 @@ final class MarkdownShapes: Sendable {
   /// The HTML of a Markdown template's render: `text` is its output with the values set aside
   /// in `values` (see `Template.render(_:into:markdownValues:)`).
   func htmlBytes(from text: [UInt8], values: MarkdownValues) -> [UInt8] {
+    text.withUnsafeBufferPointer { htmlBytes(from: $0, values: values) }
+  }
+
+  /// The HTML of a render whose text is in `text` (a render buffer's bytes); see
+  /// `htmlBytes(from:values:)`.
+  func htmlBytes(from text: UnsafeBufferPointer<UInt8>, values: MarkdownValues) -> [UInt8] {
     guard enabled.load(ordering: .relaxed), values.count <= Self.maximumValues else {
       direct.add(1, ordering: .relaxed)
-      return Markdown.htmlBytes(from: values.escaped(into: text), options: options)
+      return Markdown.htmlBytes(from: values.escaped(into: Array(text)), options: options)
     }
     let hash = Self.hash(text, places: values.places)
     let found = shapes.withLock { shapes in
@@ -125,10 +129,11 @@ final class MarkdownShapes: Sendable {
         return html
       }
       direct.add(1, ordering: .relaxed)
-      return Markdown.htmlBytes(from: values.escaped(into: text), options: options)
+      return Markdown.htmlBytes(from: values.escaped(into: Array(text)), options: options)
     }
-    let html = Markdown.htmlBytes(from: values.escaped(into: text), options: options)
-    learn(text, values: values, html: html, hash: hash)
+    let copy = Array(text)
+    let html = Markdown.htmlBytes(from: values.escaped(into: copy), options: options)
+    learn(copy, values: values, html: html, hash: hash)
     let tried = learned.add(1, ordering: .relaxed).newValue
     if tried >= Self.trial, reused.load(ordering: .relaxed) < tried {
       enabled.store(false, ordering: .relaxed)
@@ -165,22 +170,25 @@ final class MarkdownShapes: Sendable {
 
   /// A hash of a render's template text and the places of its values.
   static func hash(_ text: [UInt8], places: [Int]) -> UInt64 {
+    text.withUnsafeBufferPointer { hash($0, places: places) }
+  }
+
+  /// A hash of a render's template text and the places of its values.
+  static func hash(_ text: UnsafeBufferPointer<UInt8>, places: [Int]) -> UInt64 {
     var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(text.count)
     for place in places { hash = mix(hash ^ UInt64(place)) }
-    text.withUnsafeBytes { raw in
-      var index = 0
-      while index + 8 <= raw.count {
-        hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-        index += 8
-      }
-      var tail: UInt64 = 0
-      while index < raw.count {
-        tail = tail << 8 | UInt64(raw[index])
-        index += 1
-      }
-      hash = mix(hash ^ tail)
+    let raw = UnsafeRawBufferPointer(text)
+    var index = 0
+    while index + 8 <= raw.count {
+      hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      index += 8
     }
-    return hash
+    var tail: UInt64 = 0
+    while index < raw.count {
+      tail = tail << 8 | UInt64(raw[index])
+      index += 1
+    }
+    return mix(hash ^ tail)
   }
 
   @inline(__always)
