@@ -58,7 +58,9 @@ struct PageRenderer: Sendable {
     /// The page, as the last `render` left it.
     let output = RenderBuffer(capacity: 16 << 10)
     /// The body of the page, rendered before the layout.
-    let body = RenderBuffer(capacity: 16 << 10)
+    @exclusivity(unchecked) var body = RenderBuffer(capacity: Scratch.bodyRoom)
+    /// The room kept for bodies: a larger one (the board's) is let go once it is in the page.
+    static let bodyRoom = 16 << 10
     @exclusivity(unchecked) var markdownValues = MarkdownValues()
     /// The page values that pages of one kind and folder share, moved from page to page.
     let values = ReusedPageValues()
@@ -108,6 +110,9 @@ struct PageRenderer: Sendable {
     }
     try templates.layout.render(
       root, appendingTo: scratch.output, partials: partials, missingPartials: .throwError)
+    if body.count > 64 * Scratch.bodyRoom {
+      scratch.body = RenderBuffer(capacity: Scratch.bodyRoom)
+    }
   }
 }
 
