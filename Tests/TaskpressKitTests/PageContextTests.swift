@@ -121,6 +121,21 @@ import Testing
     }
   }
 
+  @Test("to-do texts kept as UTF-8 in one block hand each text as its string's bytes")
+  func todoTexts() {
+    let texts = ["Buy milk", "", "Café ☕ 𝄞", "", "a\u{0}b", String(repeating: "x", count: 1000)]
+    let todos = texts.enumerated().map {
+      Todo(pk: Int64($0.offset), text: $0.element, priority: .low, complete: false)
+    }
+    let kept = TodoTexts(todos)
+    #expect(kept.count == texts.count)
+    for (position, text) in texts.enumerated() {
+      #expect(kept.withText(position) { Array($0) } == Array(text.utf8))
+      #expect(kept.isEmpty(position) == text.isEmpty)
+    }
+    #expect(TodoTexts([]).count == 0)
+  }
+
   @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")
   func listValues() throws {
     var data = SiteData()
@@ -128,8 +143,9 @@ import Testing
     data.todos = (1...3).map { Todo(pk: $0, text: "t\($0)", priority: .high, complete: false) }
     let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
     let links = TodoLinks(
-      todos: plan.todos, strings: RowStrings(routes: plan.routes, labels: .builtIn(.en)),
-      fromFile: "board.html", ownPK: nil)
+      todos: plan.todos, texts: plan.todoTexts,
+      strings: RowStrings(routes: plan.routes, labels: .builtIn(.en)), fromFile: "board.html",
+      ownPK: nil)
     let items = TodoListValues(links: links)
     let elements = MustacheList(count: 3) { items.value(at: $0) }
     let list = MustacheValue.list(elements)

@@ -285,7 +285,8 @@ struct PageContext: Sendable {
         chromes[section] = context.makeChrome(file: file, section: section, isShared: true)
       }
       let links = TodoLinks(
-        todos: context.plan.todos, strings: context.strings, fromFile: file, ownPK: nil)
+        todos: context.plan.todos, texts: context.plan.todoTexts, strings: context.strings,
+        fromFile: file, ownPK: nil)
       return FolderValues(
         folder: folder, chromes: chromes, todoLinks: links,
         possessionLinks: PossessionLinks(strings: context.strings, fromFile: file, ownID: nil))
@@ -381,7 +382,8 @@ struct PageContext: Sendable {
   {
     // Without pretty URLs a page's link to its own to-do is made like any other.
     folder?.todoLinks
-      ?? TodoLinks(todos: plan.todos, strings: strings, fromFile: file, ownPK: ownPK)
+      ?? TodoLinks(
+        todos: plan.todos, texts: plan.todoTexts, strings: strings, fromFile: file, ownPK: ownPK)
   }
 
   /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.

@@ -218,6 +218,8 @@ struct RowLinks: Sendable {
 /// to-dos' pages.
 final class TodoLinks: Sendable {
   let todos: [Todo]
+  /// The texts of `todos`.
+  let texts: TodoTexts
   let strings: RowStrings
   let rows: RowLinks
 
@@ -225,11 +227,14 @@ final class TodoLinks: Sendable {
   ///
   /// - Parameters:
   ///   - todos: the to-dos, in index order.
+  ///   - texts: their texts (`SitePlan.todoTexts`).
   ///   - strings: the labels and routes.
   ///   - file: the page the links are on.
   ///   - ownPK: the to-do whose page `file` is, if it is one.
-  init(todos: [Todo], strings: RowStrings, fromFile file: String, ownPK: Int64?) {
+  init(todos: [Todo], texts: TodoTexts, strings: RowStrings, fromFile file: String, ownPK: Int64?) {
+    precondition(texts.count == todos.count, "the texts of other to-dos")
     self.todos = todos
+    self.texts = texts
     self.strings = strings
     rows = RowLinks(section: "todos", routes: strings.routes, fromFile: file, ownID: ownPK)
   }
@@ -317,10 +322,13 @@ struct TodoValue: MustacheObject {
     case 3 where key == "url":
       links.rows.withLink(links.todos[position].pk, body)
       return .handed
-    case 4 where key == "text": return .hand(links.todos[position].text, to: body)
+    case 4 where key == "text":
+      links.texts.withText(position, body)
+      return .handed
     case 5 where key == "title":
-      guard !links.todos[position].text.isEmpty else { return .useValue }
-      return .hand(links.todos[position].text, to: body)
+      guard !links.texts.isEmpty(position) else { return .useValue }
+      links.texts.withText(position, body)
+      return .handed
     case 5 where key == "check": return .hand(links.todos[position].complete ? "☑" : "☐", to: body)
     case 6 where key == "status":
       let strings = links.strings

@@ -21,6 +21,8 @@ struct SitePlan: Sendable {
 
   /// To-dos in index order: High, Medium, Low, other by number, no priority; then pk.
   let todos: [Todo]
+  /// Their texts, in the same order, ready to hand to a render.
+  let todoTexts: TodoTexts
   /// To-dos by pk, for the data copies.
   var todosByPK: [Todo] { byPK ?? todos.sorted { $0.pk < $1.pk } }
   /// The to-dos as given, when they were in pk order (as `TodoSource` reads them).
@@ -47,6 +49,7 @@ struct SitePlan: Sendable {
     }
     todos = isByPK ? Self.indexOrder(byPK: data.todos) : data.todos.sorted(by: Self.indexOrder)
     byPK = isByPK ? data.todos : nil
+    todoTexts = TodoTexts(todos)
     completeCount = data.todos.reduce(0) { $0 + ($1.complete ? 1 : 0) }
     possessions = data.possessions.sorted { $0.id < $1.id }
     contacts = data.contacts.sorted { lhs, rhs in
@@ -179,4 +182,54 @@ struct SiteData: Sendable {
   var hasTodos = false
   var hasPossessions = false
   var hasContacts = false
+}
+
+/// The texts of some to-dos as UTF-8 in one block of memory, made once for a build: a render
+/// hands a to-do's text from here without counting references to its `String` (two atomic
+/// operations for every text shown, a few hundred thousand a build).
+final class TodoTexts: @unchecked Sendable {
+  // Written only by `init`.
+  private let bytes: UnsafeMutablePointer<UInt8>
+  /// Where the text of each to-do starts in `bytes`, and where the last ends.
+  private let starts: UnsafeMutablePointer<Int>
+  /// How many to-dos.
+  let count: Int
+
+  init(_ todos: [Todo]) {
+    let total = todos.reduce(0) { $0 + $1.text.utf8.count }
+    bytes = .allocate(capacity: max(total, 1))
+    starts = .allocate(capacity: todos.count + 1)
+    count = todos.count
+    var end = 0
+    for (position, todo) in todos.enumerated() {
+      starts[position] = end
+      var text = todo.text
+      text.withUTF8 { utf8 in
+        guard let base = utf8.baseAddress else { return }
+        (bytes + end).initialize(from: base, count: utf8.count)
+        end += utf8.count
+      }
+    }
+    starts[todos.count] = end
+  }
+
+  deinit {
+    bytes.deallocate()
+    starts.deallocate()
+  }
+
+  /// Hands the UTF-8 text of the to-do at `position` to `body`.
+  @inline(__always)
+  func withText<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    precondition(position >= 0 && position < count, "no to-do at \(position)")
+    return body(
+      UnsafeBufferPointer(
+        start: bytes + starts[position], count: starts[position + 1] - starts[position]))
+  }
+
+  /// Whether the text of the to-do at `position` is empty.
+  func isEmpty(_ position: Int) -> Bool {
+    precondition(position >= 0 && position < count, "no to-do at \(position)")
+    return starts[position] == starts[position + 1]
+  }
 }
