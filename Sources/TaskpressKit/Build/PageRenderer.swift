@@ -53,7 +53,8 @@ struct PageRenderer: Sendable {
   }
 
   /// What a render thread keeps from page to page: the page's bytes, and the room for the
-  /// values its Markdown sets aside. Used by one thread.
+  /// values its Markdown sets aside. Used by one thread, with one renderer (the templates it
+  /// remembers are that renderer's, found by chromes that renderer keeps alive).
   final class Scratch {
     /// The page, as the last `render` left it.
     let output = RenderBuffer(capacity: 16 << 10)
