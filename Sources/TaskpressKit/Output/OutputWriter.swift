@@ -5,16 +5,19 @@ import Synchronization
 ///
 /// **Stage.** `add` takes each file by relative path (from any number of threads at once). A
 /// file whose bytes are already on disk is "unchanged" and is not touched; any other is written
-/// to `.taskpress/staging/` inside the output folder (the same file system, so moving it into
-/// place later is an atomic rename). Nothing in the site changes during this phase, and any
+/// to the `staging/` folder of taskpress's state folder, which lives beside the output folder
+/// (`.site.taskpress/` for `site/`; see `stateFolder(ofOutput:)`): the same file system, so moving
+/// a file into place later is an atomic rename, and outside the site, so no sync, upload or web
+/// server of the output folder ever sees it. Nothing in the site changes during this phase, and any
 /// problem (a symbolic link on the way, a file taskpress did not write in the way, a full disk)
 /// is reported here. `abort()` (or releasing the writer without committing) removes the staging
 /// area and leaves the folder exactly as it was.
 ///
-/// **Commit.** `commit()` writes the marker `.taskpress/commit-in-progress`, creates folders,
+/// **Commit.** `commit()` writes the marker `commit-in-progress` in the state folder, creates folders,
 /// renames each staged file onto its path (no reader ever sees half a file), removes the files
 /// the previous build wrote that this one did not produce, removes the folders it had created
-/// that are now empty, records what it wrote in `.taskpress/manifest`, and removes the marker.
+/// that are now empty, records what it wrote in the state folder's `manifest`, and removes the
+/// marker.
 /// A build killed during the commit leaves the marker behind: the next writer then trusts no
 /// recorded hash, compares bytes, and reports `repaired`.
 ///
@@ -31,10 +34,14 @@ public final class OutputWriter: @unchecked Sendable {
   public let repairing: Bool
 
   let displayRoot: String
+  /// taskpress's state folder, beside the output folder, as the user would type it.
+  public let statePath: String
+  /// The folder that holds the output folder and the state folder.
+  let stateParent: String
   let interrupt: InterruptFlag
   /// The files and folders the previous build(s) wrote: they belong to taskpress.
   let previous: Manifest
-  /// The hash of `.taskpress/manifest` as the previous build left it; nil when there is none.
+  /// The hash of the manifest as the previous build left it; nil when there is none.
   public let previousManifestHash: ContentHash?
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
@@ -114,8 +121,9 @@ public final class OutputWriter: @unchecked Sendable {
     /// Folders on the way to the output folder that this writer created, outermost first.
     var createdRootFolders: [String] = []
     var createdStateFolder = false
-    /// The modification time of the folder that staging changed first (the output folder when
-    /// `.taskpress` was made, else `.taskpress`), put back when the build is abandoned.
+    /// The modification time of the folder that staging changed first (the folder holding the
+    /// output folder when the state folder was made, else the state folder), put back when the
+    /// build is abandoned.
     var modifiedBeforeStaging: timespec?
     /// The folder the first of `createdRootFolders` was made in, and its modification time
     /// before: put back when the build is abandoned.
@@ -157,13 +165,12 @@ public final class OutputWriter: @unchecked Sendable {
   ///   - root: the output folder, e.g. `site`.
   ///   - interrupt: polled by `add` and `commit`; see `InterruptFlag`.
   /// - Throws: `OutputError` when `root` is a file, is locked by another build, or its
-  ///   `.taskpress` state cannot be read.
+  ///   state cannot be read.
   public init(root: String, interrupt: InterruptFlag = .process) throws {
     Self.ignoreFileSizeSignal
     self.root = root
-    var trimmed = Substring(root)
-    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-    displayRoot = trimmed.isEmpty ? "." : String(trimmed)
+    displayRoot = Self.trimmed(root)
+    (stateParent, statePath) = try Self.stateLocation(ofOutput: displayRoot)
     self.interrupt = interrupt
 
     var initial = State()
@@ -174,6 +181,8 @@ public final class OutputWriter: @unchecked Sendable {
         throw OutputError(path: displayRoot, reason: error.reason)
       }
       initial.folders[""] = .missing
+      // The state of an output folder that is gone describes nothing: a fresh start.
+      FileSystem.removeTree(AT_FDCWD, statePath)
       previous = Manifest()
       previousManifestHash = nil
       repairing = false
@@ -193,7 +202,8 @@ public final class OutputWriter: @unchecked Sendable {
     initial.folders[""] = .open(rootFD)
     do {
       try Self.lock(rootFD, displayRoot)
-      let loaded = try Self.loadState(rootFD, displayRoot)
+      try Self.adoptOldState(rootFD, displayRoot, statePath)
+      let loaded = try Self.loadState(statePath)
       previous = loaded.manifest
       previousManifestHash = loaded.manifestHash
       repairing = loaded.repairing
@@ -222,14 +232,13 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
-  /// Reads `.taskpress/`: the manifest, the marker of an interrupted commit; cleans leftovers.
-  private static func loadState(_ rootFD: Int32, _ displayRoot: String) throws(OutputError) -> (
+  /// Reads the state folder: the manifest, the marker of an interrupted commit; cleans leftovers.
+  private static func loadState(_ statePath: String) throws(OutputError) -> (
     manifest: Manifest, manifestHash: ContentHash?, repairing: Bool, stateFolderFD: Int32
   ) {
-    let statePath = displayRoot + "/" + OutputPath.stateFolder
     let folderFD: Int32
     do throws(SystemError) {
-      guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
+      guard let fd = try FileSystem.openDirectory(AT_FDCWD, statePath) else {
         return (Manifest(), nil, false, -1)
       }
       folderFD = fd
@@ -293,14 +302,14 @@ public final class OutputWriter: @unchecked Sendable {
     return manifest
   }
 
-  /// Writes `manifest` as `.taskpress/manifest` atomically (temporary file, then rename).
+  /// Writes `manifest` as the state folder's `manifest` atomically (temporary file, then rename).
   static func writeManifest(_ manifest: Manifest, _ folderFD: Int32, _ statePath: String)
     throws(OutputError)
   {
     try writeManifest(manifest.serialized(), folderFD, statePath)
   }
 
-  /// Writes the manifest text `bytes` as `.taskpress/manifest` atomically.
+  /// Writes the manifest text `bytes` as the state folder's `manifest` atomically.
   static func writeManifest(_ bytes: [UInt8], _ folderFD: Int32, _ statePath: String)
     throws(OutputError)
   {
@@ -768,7 +777,7 @@ public final class OutputWriter: @unchecked Sendable {
     if !parent.isEmpty { try makeStagingFolders(parent, &s) }
     guard mkdirat(s.stagingFD, relative, 0o777) == 0 || errno == EEXIST else {
       throw OutputError(
-        path: display(OutputPath.stateFolder + "/" + Self.stagingFolder + "/" + relative),
+        path: statePath + "/" + Self.stagingFolder + "/" + relative,
         reason: SystemError.current.reason)
     }
     s.stagingFolders.insert(relative)
@@ -788,27 +797,9 @@ public final class OutputWriter: @unchecked Sendable {
     state.withLock { s in _ = s.stagingFD >= 0 ? unlinkat(s.stagingFD, path, 0) : 0 }
   }
 
-  /// Creates (as needed) the output folder, `.taskpress` and `.taskpress/staging`.
+  /// Creates (as needed) the output folder, the state folder and its `staging`.
   private func createStagingFolder(_ s: inout State) throws(OutputError) {
-    let rootFD = try ensureRoot(&s)
-    let statePath = display(OutputPath.stateFolder)
-    if s.stateFolderFD < 0 {
-      let rootModified = Self.modificationTime(rootFD)
-      if mkdirat(rootFD, OutputPath.stateFolder, 0o777) == 0 {
-        s.modifiedBeforeStaging = rootModified
-        s.createdStateFolder = true
-      } else if errno != EEXIST {
-        throw OutputError(path: statePath, reason: SystemError.current.reason)
-      }
-      do throws(SystemError) {
-        guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
-          throw SystemError(code: ENOENT)
-        }
-        s.stateFolderFD = fd
-      } catch {
-        throw OutputError(path: statePath, reason: error.reason)
-      }
-    }
+    if s.stateFolderFD < 0 { try createStateFolder(&s) }
     let stagingPath = statePath + "/" + Self.stagingFolder
     if !s.createdStateFolder { s.modifiedBeforeStaging = Self.modificationTime(s.stateFolderFD) }
     guard mkdirat(s.stateFolderFD, Self.stagingFolder, 0o777) == 0 || errno == EEXIST else {
@@ -923,9 +914,13 @@ public final class OutputWriter: @unchecked Sendable {
       s.phase = .finished
       if s.stateFolderFD >= 0 {
         FileSystem.removeTree(s.stateFolderFD, Self.stagingFolder)
-        if s.createdStateFolder, case .open(let rootFD) = s.folders[""] {
-          unlinkat(rootFD, OutputPath.stateFolder, AT_REMOVEDIR)
-          Self.setModificationTime(rootFD, s.modifiedBeforeStaging)
+        if s.createdStateFolder {
+          rmdir(statePath)
+          let parentFD = open(stateParent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+          if parentFD >= 0 {
+            Self.setModificationTime(parentFD, s.modifiedBeforeStaging)
+            close(parentFD)
+          }
         } else {
           Self.setModificationTime(s.stateFolderFD, s.modifiedBeforeStaging)
         }
@@ -950,7 +945,7 @@ public final class OutputWriter: @unchecked Sendable {
   private static let omitTime = (1 << 30) - 2
 
   /// The modification time of the folder open as `fd`, if it can be read.
-  private static func modificationTime(_ fd: Int32) -> timespec? {
+  static func modificationTime(_ fd: Int32) -> timespec? {
     var info = stat()
     return fstat(fd, &info) == 0 ? info.st_mtim : nil
   }
