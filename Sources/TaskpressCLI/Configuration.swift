@@ -63,7 +63,14 @@ enum Configuration {
     displayPath: String, fullPath: String
   ) throws(UsageError) -> [String: ConfigValue] {
     guard let data = FileManager.default.contents(atPath: fullPath) else {
-      throw UsageError("\(displayPath): cannot read the config file (no such file?)")
+      var isFolder: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: fullPath, isDirectory: &isFolder)
+      throw UsageError(
+        !exists
+          ? "\(displayPath): no such config file; check the path given to '--config'"
+          : isFolder.boolValue
+            ? "\(displayPath): is a folder; give '--config' the path of a JSON file"
+            : "\(displayPath): cannot read the config file; check its permissions")
     }
     do {
       return try JSONDecoder().decode([String: ConfigValue].self, from: data)

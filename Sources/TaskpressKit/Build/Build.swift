@@ -216,6 +216,9 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.writtenPaths = output.writtenPaths
+      summary.removedPaths = output.removedPaths
+      summary.outputProblems = output.warnings
       summary.commitSteps = output.commitSteps
     } catch {
       writer.abort()
@@ -506,7 +509,7 @@ public enum Build {
   }
 
   /// `SOURCE_DATE_EPOCH` as a UTC date, `2026-11-29`.
-  static func isoDate(sourceDateEpoch: String) throws -> String {
+  public static func isoDate(sourceDateEpoch: String) throws -> String {
     guard let seconds = Int64(sourceDateEpoch.trimmingCharacters(in: .whitespaces)), seconds >= 0
     else {
       throw BuildError(
