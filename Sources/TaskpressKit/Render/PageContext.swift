@@ -157,7 +157,12 @@ struct PageContext: Sendable {
     -> PageValues
   {
     let section = Self.section(of: page)
-    let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
+    // A web server serves 404.html for a missing page at any depth: with a base URL its links
+    // are absolute, so they work wherever it is served.
+    let chrome =
+      page == .notFound && baseURL != nil
+      ? makeChrome(file: file, section: section, absoluteBase: baseURL)
+      : folder?.chromes[section] ?? makeChrome(file: file, section: section)
     return PageValues(
       site: siteValue, labels: labelsValue, page: .computed(pageInfo(page, file: file)),
       chrome: chrome)
@@ -295,14 +300,21 @@ struct PageContext: Sendable {
     }
   }
 
-  private func makeChrome(file: String, section current: String, isShared: Bool = false)
-    -> Chrome
-  {
+  private func makeChrome(
+    file: String, section current: String, isShared: Bool = false, absoluteBase: String? = nil
+  ) -> Chrome {
     let routes = plan.routes
+    let absolute = absoluteBase.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+    func link(_ name: String) -> String {
+      absolute.map { routes.absolute(name, baseURL: $0) } ?? routes.link(to: name, fromFile: file)
+    }
+    func asset(_ path: String) -> String {
+      absolute.map { $0 + path } ?? routes.asset(path, fromFile: file)
+    }
     var nav: [MustacheValue] = []
     func navItem(_ name: String, _ label: String, _ section: String) {
       let item: Fields = [
-        "url": .string(routes.link(to: name, fromFile: file)),
+        "url": .string(link(name)),
         "label": .string(labels[label]),
         "current": .bool(section == current),
       ]
@@ -324,7 +336,7 @@ struct PageContext: Sendable {
         // up in the page, which would keep the loop from being rendered once per folder.
         data.append([
           "name": .string("\(base).\(format)"),
-          "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
+          "url": .string(asset("data/\(base).\(format)")),
           "last": false,
         ])
       }
@@ -333,9 +345,9 @@ struct PageContext: Sendable {
       data[data.count - 1]["last"] = true
     }
     return Chrome(
-      root: .string(routes.root(fromFile: file)),
-      assets: .string(routes.asset("assets/", fromFile: file)),
-      home: .string(routes.link(to: homeName, fromFile: file)),
+      root: .string(absolute ?? routes.root(fromFile: file)),
+      assets: .string(asset("assets/")),
+      home: .string(link(homeName)),
       nav: .array(nav),
       data: .array(data.map { .computed($0) }), isShared: isShared)
   }
