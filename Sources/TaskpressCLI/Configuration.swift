@@ -154,6 +154,23 @@ enum Configuration {
     case "pretty-urls": options.prettyURLs = value == "true"
     case "strict": options.strict = value == "true"
     case "quiet": options.quiet = value == "true"
+    case "title": options.title = try nonEmpty()
+    case "data":
+      var copies: Set<BuildOptions.DataSource> = []
+      for part in try nonEmpty().split(separator: ",").map({
+        $0.trimmingCharacters(in: .whitespaces)
+      })
+      where part != "none" {
+        guard let source = BuildOptions.DataSource(rawValue: part) else {
+          throw UsageError(
+            "\(source): invalid value '\(value)': expected a comma-separated list of 'todos', "
+              + "'possessions' and 'contacts', or 'none'")
+        }
+        copies.insert(source)
+      }
+      options.dataCopies = copies
+    case "noindex": options.noindex = value == "true"
+    case "csv-bom": options.csvByteOrderMark = value == "true"
     default:
       throw UsageError("\(source): unknown option")
     }

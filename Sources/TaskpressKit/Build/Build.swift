@@ -187,7 +187,9 @@ public enum Build {
         makeContext: { photoFiles in
           PageContext(
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-            generated: generated, photoFiles: photoFiles)
+            generated: generated, photoFiles: photoFiles, title: options.title,
+            noindex: options.noindex, dataCopies: options.dataCopies,
+            csvByteOrderMark: options.csvByteOrderMark)
         },
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
@@ -200,6 +202,9 @@ public enum Build {
       }
       if let baseURL = options.baseURL {
         try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
+      }
+      if options.noindex {
+        try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)

@@ -7,6 +7,10 @@ struct PageContext: Sendable {
   let labelsValue: MustacheValue
   let siteValue: MustacheValue
   let baseURL: String?
+  /// The sources whose data copies are published (the footer links to those only).
+  let dataCopies: Set<BuildOptions.DataSource>
+  /// Whether the CSV copies start with a byte order mark.
+  let csvByteOrderMark: Bool
   /// Possession id -> photo file in the site (`photos/1a2b....jpg`).
   let photoFiles: [Int64: PhotoFile]
   /// Labels and routes as every row value uses them.
@@ -23,9 +27,13 @@ struct PageContext: Sendable {
 
   init(
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
-    photoFiles: [Int64: PhotoFile]
+    photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
+    dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
+    csvByteOrderMark: Bool = false
   ) {
     self.plan = plan
+    self.dataCopies = dataCopies
+    self.csvByteOrderMark = csvByteOrderMark
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
@@ -36,13 +44,14 @@ struct PageContext: Sendable {
     }
     labelsValue = .object(labelObject)
     var site: [String: MustacheValue] = [
-      "title": .string(labels["siteTitle"]),
+      "title": .string(title ?? labels["siteTitle"]),
       "lang": .string(lang),
       "hasTodos": .bool(plan.hasTodos),
       "hasPossessions": .bool(plan.hasPossessions),
       "hasContacts": .bool(plan.hasContacts),
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
+    if noindex { site["noindex"] = true }
     if let generated { site["generated"] = .string(generated) }
     siteValue = .object(site)
     folders = Self.makeFolders(self)
@@ -328,15 +337,15 @@ struct PageContext: Sendable {
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
     var data: [Fields] = []
     for (given, base) in [
-      (plan.hasTodos, "todos"), (plan.hasPossessions, "possessions"),
-      (plan.hasContacts, "contacts"),
-    ] where given {
+      (plan.hasTodos, BuildOptions.DataSource.todos),
+      (plan.hasPossessions, .possessions), (plan.hasContacts, .contacts),
+    ] where given && dataCopies.contains(base) {
       for format in ["json", "csv"] {
         // `last` is false on the others, not absent: inside the loop a missing name is looked
         // up in the page, which would keep the loop from being rendered once per folder.
         data.append([
-          "name": .string("\(base).\(format)"),
-          "url": .string(asset("data/\(base).\(format)")),
+          "name": .string("\(base.rawValue).\(format)"),
+          "url": .string(asset("data/\(base.rawValue).\(format)")),
           "last": false,
         ])
       }
