@@ -58,7 +58,7 @@ let reportSchemaPath = URL(filePath: #filePath)
   func reportInConfig() throws {
     let folder = try makeTemporaryFolder()
     try todoDatabase(folder + "/todo.sqlite", [(1, "one", 1)])
-    try Data(#"{"todos": "todo.sqlite", "report": "nowhere/r.json"}"#.utf8)
+    try Data(#"{"todos": "todo.sqlite", "output": "site", "report": "nowhere/r.json"}"#.utf8)
       .write(to: URL(filePath: folder + "/taskpress.json"))
     let result = runTaskpress(["build", "--config", folder + "/taskpress.json"])
     #expect(result.status == 64)
@@ -66,6 +66,7 @@ let reportSchemaPath = URL(filePath: #filePath)
       result.stderr == "error: \(folder)/taskpress.json: key 'report': '\(folder)/nowhere/r.json' "
         + "is in a folder that does not exist ('\(folder)/nowhere'); create it or give another path\n"
     )
+    #expect(!FileManager.default.fileExists(atPath: folder + "/site"))
   }
 
   @Test(
