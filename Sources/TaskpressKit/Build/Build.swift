@@ -193,6 +193,8 @@ public enum Build {
         interrupt: interrupt, reporter: reporter)
       summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
+      // The photos are read: the possessions' snapshot must have been one state of the file.
+      try possessionSource?.checkSnapshot()
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {

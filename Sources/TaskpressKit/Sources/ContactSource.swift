@@ -39,6 +39,8 @@ public final class ContactSource {
       """
     var reader = RowReader(file: path)
     var contacts: [Contact] = []
+    // A damaged b-tree can return a row twice, anywhere in the scan.
+    var seen = Set<Int64>()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
@@ -47,7 +49,7 @@ public final class ContactSource {
       }
       // Made only for a warning: most rows have none.
       func location() -> String { "contacts id=\(id)" }
-      if contacts.last?.id == id {
+      guard seen.insert(id).inserted else {
         reader.warn(location(), "id \(id) is used by more than one row; row skipped")
         return
       }
@@ -58,6 +60,7 @@ public final class ContactSource {
           address: reader.text(row, 2, field: "address", location: location()),
           phone: reader.text(row, 3, field: "phone", location: location())))
     }
+    try source.checkSnapshot()
     return (contacts, reader.warnings)
   }
 }

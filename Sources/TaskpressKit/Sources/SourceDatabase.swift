@@ -58,6 +58,40 @@ final class SourceDatabase {
     return found.compactMap { $0 }
   }
 
+  /// The name that reads the table's rowid, or `nil` for a view or a `WITHOUT ROWID` table
+  /// (or one whose columns take every name of the rowid).
+  func rowidName() -> String? {
+    guard let database else { return nil }
+    // A view may answer to `rowid`, but not with a row that blob I/O can open.
+    let kind = try? database.prepare("SELECT type FROM sqlite_master WHERE name = ?1")
+    try? kind?.bind(table, at: 1)
+    if let row = try? kind?.step(), row.text(at: 0)?.string != "table" { return nil }
+    for name in ["rowid", "_rowid_", "oid"] where column(name) == nil {
+      let sql = "SELECT \(name) FROM \(quotedIdentifier(table)) LIMIT 0"
+      if (try? database.prepare(sql)) != nil { return name }
+    }
+    return nil
+  }
+
+  /// Throws when the snapshot may not have been one state of the file (see
+  /// `Database.checkSnapshot()`); call it once everything is read.
+  func checkSnapshot() throws {
+    do {
+      try open().checkSnapshot()
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  /// Compiles `sql`, wrapping SQLite errors.
+  func prepare(_ sql: String) throws -> Statement {
+    do {
+      return try open().prepare(sql)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
   /// Runs `sql`, wrapping SQLite errors.
   func forEachRow(_ sql: String, _ body: (Row) throws -> Void) throws {
     do {

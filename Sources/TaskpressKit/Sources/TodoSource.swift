@@ -39,6 +39,8 @@ public final class TodoSource {
       """
     var reader = RowReader(file: path)
     var todos: [Todo] = []
+    // A damaged b-tree can return a row twice, anywhere in the scan.
+    var seen = Set<Int64>()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
@@ -47,7 +49,7 @@ public final class TodoSource {
       }
       // Made only for a warning: most rows have none.
       func location() -> String { "todo pk=\(pk)" }
-      if todos.last?.pk == pk {
+      guard seen.insert(pk).inserted else {
         reader.warn(location(), "pk \(pk) is used by more than one row; row skipped")
         return
       }
@@ -55,6 +57,7 @@ public final class TodoSource {
       let priority = Self.priority(row, 2, location: location, reader: &reader)
       todos.append(Todo(pk: pk, text: text, priority: priority, complete: Self.isComplete(row, 3)))
     }
+    try source.checkSnapshot()
     return (todos, reader.warnings)
   }
 
