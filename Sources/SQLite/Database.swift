@@ -83,6 +83,11 @@ public final class Database {
     try Statement(database: self, sql: sql)
   }
 
+  /// Compiles exactly one SQL statement: text after it is an error, not ignored.
+  public func prepareSingle(_ sql: String) throws -> Statement {
+    try Statement(database: self, sql: sql, single: true)
+  }
+
   /// Runs SQL that returns no rows (one or more statements).
   public func execute(_ sql: String) throws {
     let code = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -12,8 +12,8 @@ import Foundation
 /// system's clock, its time). A change to any of them makes a full build.
 ///
 /// Times alone cannot tell a file written within one tick of the clock that stamps it from one
-/// written before (git's "racy clean" problem): a database whose file or log was modified within
-/// two ticks of the moment the key is taken gives a key no later build matches.
+/// written before (git's "racy clean" problem): a database whose file or log was modified less
+/// than one tick before the key is taken gives a key no later build matches.
 struct InputsRecord: Equatable {
   var key: String
   var pages: Int
@@ -59,6 +59,11 @@ extension Build {
         continue
       }
       add("\(name) \(URL(fileURLWithPath: path).standardizedFileURL.path)")
+      switch name {
+      case "todos": add("mapping \(options.mapping.todos.key)")
+      case "possessions": add("mapping \(options.mapping.possessions.key)")
+      default: add("mapping \(options.mapping.contacts.key)")
+      }
       add(fileIdentity(path) ?? "missing")
       add(fileIdentity(path + "-wal") ?? "no wal")
       add(header(of: path))
@@ -101,17 +106,19 @@ extension Build {
     return Array(hasher.finalize().hex.utf8)
   }
 
-  /// How far apart two file times must be to tell their order: twice the tick of the clock that
-  /// stamps files (the kernel's coarse clock on Linux; 10 ms assumed elsewhere).
+  /// How far apart two file times must be to tell their order: one tick of the clock that
+  /// stamps files (the kernel's coarse clock on Linux, 4 ms here; 10 ms assumed elsewhere). A
+  /// file stamped later than one tick before the key was taken may be written again within the
+  /// same tick.
   static let timestampGranularity: Int64 = {
     #if os(Linux)
       var resolution = timespec()
       if clock_getres(CLOCK_REALTIME_COARSE, &resolution) == 0 {
-        return 2
-          * max(1_000_000, Int64(resolution.tv_sec) * 1_000_000_000 + Int64(resolution.tv_nsec))
+        let nanoseconds = Int64(resolution.tv_sec) * 1_000_000_000 + Int64(resolution.tv_nsec)
+        return max(1_000_000, nanoseconds)
       }
     #endif
-    return 20_000_000
+    return 10_000_000
   }()
 
   /// Whether the file at `path` was modified so close to `now` that a later write within the

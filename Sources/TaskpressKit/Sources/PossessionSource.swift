@@ -18,6 +18,7 @@ public final class PossessionSource {
   private let idColumn: String?
   /// The name of the rowid, or `nil` for a view or a `WITHOUT ROWID` table.
   private let rowidName: String?
+  private let mapping: SourceMapping
   private let columns: [String]
   /// The photo column's reader for sniffing (`load`) and the one for reading photos, each moved
   /// from row to row: `load` and the photo reads run on different threads, one after the other.
@@ -31,16 +32,24 @@ public final class PossessionSource {
   ///
   /// - Parameters:
   ///   - path: The database file, as the user gave it; warnings and errors name it so.
+  ///   - mapping: The table, columns and filter, where they are not the usual ones.
   ///   - busyTimeout: How long to wait while another program writes to the file.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
-  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+  public init(
+    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5)
+  ) throws {
     self.path = path
-    source = try SourceDatabase(path: path, table: "possessions", busyTimeout: busyTimeout)
+    self.mapping = mapping
+    source = try SourceDatabase(
+      path: path, table: "possessions", mapping: mapping, busyTimeout: busyTimeout)
     rowidName = source.rowidName()
-    idColumn = source.column("id")
+    // A mapped id must be there; the usual one may be missing (the rowid stands in).
+    idColumn =
+      mapping.columns["id"] != nil
+      ? try source.requireColumns([mapping.column("id")])[0] : source.column("id")
     // Without a rowid, the photos are found by their `id`.
-    let wanted = ["id", "name", "description", "photo"]
+    let wanted = SourceMapping.possessionFields.map(mapping.column)
     columns = Array(
       try source.requireColumns(Array(wanted.dropFirst(rowidName == nil ? 0 : 1)))
         .suffix(3))
@@ -78,8 +87,10 @@ public final class PossessionSource {
     let names = columns.map(quotedIdentifier)
     let sql = """
       SELECT \(rowidName ?? key), \(key), \(names[0]), \(names[1]), typeof(\(names[2])) \
-      FROM \(quotedIdentifier(source.table)) ORDER BY \(key)
+      FROM \(quotedIdentifier(source.table))\(source.whereClause) ORDER BY \(key)
       """
+    let table = mapping.table ?? "possessions"
+    let idName = mapping.column("id")
     var reader = RowReader(file: path)
     var possessions: [Possession] = []
     // A damaged b-tree can return a row twice, anywhere in the scan.
@@ -91,17 +102,18 @@ public final class PossessionSource {
       // Made only for a warning: most rows have none.
       guard
         let id = reader.key(
-          row, 1, field: "id",
-          location: rowidName == nil ? "possessions row \(ordinal)" : "possessions rowid=\(rowid)")
+          row, 1, field: idName,
+          location: rowidName == nil ? "\(table) row \(ordinal)" : "\(table) rowid=\(rowid)")
       else { return }
       // Made only for a warning: most rows have none.
-      func location() -> String { "possessions id=\(id)" }
+      func location() -> String { "\(table) \(idName)=\(id)" }
       guard seen.insert(id).inserted else {
-        reader.warn(location(), "id \(id) is used by more than one row; row skipped")
+        reader.warn(location(), "\(idName) \(id) is used by more than one row; row skipped")
         return
       }
-      let name = reader.text(row, 2, field: "name", location: location())
-      let description = reader.text(row, 3, field: "description", location: location())
+      let name = reader.text(row, 2, field: mapping.column("name"), location: location())
+      let description = reader.text(
+        row, 3, field: mapping.column("description"), location: location())
       let photo = try sniffPhoto(
         type: row.text(at: 4)?.string ?? "null", rowid: rowid, location: location,
         reader: &reader)

@@ -9,11 +9,18 @@ final class SourceDatabase {
   let table: String
   /// The table's columns as spelled in the database, in order.
   let columns: [String]
+  /// ` WHERE (condition)` for the mapping's filter, or empty.
+  let whereClause: String
   private var database: Database?
 
-  /// Opens `path`, starts the snapshot and finds `table` (an error naming the tables found).
-  init(path: String, table wanted: String, busyTimeout: Duration) throws {
+  /// Opens `path`, starts the snapshot and finds `table`, or the mapping's table (an error
+  /// naming the tables found), and checks the mapping's filter.
+  init(
+    path: String, table usual: String, mapping: SourceMapping = SourceMapping(),
+    busyTimeout: Duration
+  ) throws {
     file = path
+    let wanted = mapping.table ?? usual
     do {
       let database = try Database(path: path, busyTimeout: busyTimeout)
       try database.beginSnapshot()
@@ -23,6 +30,18 @@ final class SourceDatabase {
       }
       self.table = table
       self.columns = try Self.columnNames(of: table, in: database)
+      if let filter = mapping.filter {
+        whereClause = " WHERE (\(filter))"
+        do {
+          _ = try database.prepareSingle(
+            "SELECT 1 FROM \(quotedIdentifier(table))\(whereClause)")
+        } catch let error as SQLiteError {
+          throw SourceError(
+            file: path, message: "the filter '\(filter)' for table '\(table)': \(error.message)")
+        }
+      } else {
+        whereClause = ""
+      }
       self.database = database
     } catch let error as SQLiteError {
       throw SourceError(error)
