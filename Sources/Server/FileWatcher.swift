@@ -8,7 +8,9 @@
 /// file replaced by a rename, as vim and `sed -i` save, is seen), or by polling their `stat`.
 ///
 /// A watched file is named by its path; its folder is watched and events for other names in it
-/// are ignored. A watched folder is watched with all its subfolders (new ones included).
+/// are ignored. A watched folder is watched with all its subfolders (new ones included). An
+/// event counts only when the file's identity (inode, size, modification time) changed: SQLite
+/// opens a `-wal` file for writing even to read, and closing it is an event that changes nothing.
 public final class FileWatcher {
   /// How changes are found.
   public enum Mode: Sendable, Equatable {
@@ -106,8 +108,14 @@ public final class FileWatcher {
         let nameBytes = buffer[(offset + header)..<min(count, offset + header + length)]
         let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
         offset += header + length
-        guard let folder = watches[watch] else { continue }
-        if let path = relevant(folder: folder, name: name, mask: mask) { changed.insert(path) }
+        guard let folder = watches[watch],
+          let path = relevant(folder: folder, name: name, mask: mask)
+        else { continue }
+        let identity = Self.identity(path)
+        if snapshot[path] != identity || Self.isFolder(path) {
+          snapshot[path] = identity
+          changed.insert(path)
+        }
       }
     }
     return changed.sorted()
@@ -130,7 +138,6 @@ public final class FileWatcher {
   // MARK: - Polling
 
   private func takeSnapshot() -> [String: String] {
-    guard case .poll = mode else { return [:] }
     var result: [String: String] = [:]
     for file in files {
       result[file] = Self.identity(file)

@@ -70,7 +70,7 @@ enum ServeCommand {
       parsed.switches.contains("poll") ? .poll(intervalMilliseconds: 300) : .inotify
     var watcher = FileWatcher(files: watched.files, folders: watched.folders, mode: mode)
     let how = watcher.mode == .inotify ? "" : " (polling)"
-    io.out("serving '\(options.output)' at \(server.url)\(how); press Ctrl-C to stop\n")
+    io.out("serving '\(options.output)' at \(server.url)\(how) (press Ctrl-C to stop)\n")
 
     var watchedNow = watched
     while !interrupt.isSet {
