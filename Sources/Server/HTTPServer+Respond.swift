@@ -1,6 +1,9 @@
 import Foundation
 
 extension HTTPServer {
+  /// Files up to this size are read whole before their response is sent.
+  static let readWholeLimit = 1 << 20
+
   /// The response to `request`: a file of the site (HTML with the reload script), a redirect,
   /// the site's `404.html` with status 404, the event stream, or a refusal.
   public func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -35,7 +38,15 @@ extension HTTPServer {
     {
       return response
     }
-    return .text(.notFound, "nothing at this path")
+    // An HTML page, so that the reload script shows a build error even before a first site.
+    let page =
+      "<!DOCTYPE html>\n<title>Not found</title>\n<body><p>404 Not Found: nothing at this path</p></body>\n"
+    let html = ReloadScript.inject(
+      into: Array(page.utf8), generation: currentGeneration, eventsPath: resolver.eventsPath)
+    return HTTPResponse(
+      status: .notFound,
+      headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+      body: .bytes(html))
   }
 
   private func fileResponse(_ status: HTTPStatus, path: String, length: Int) -> HTTPResponse? {
@@ -45,7 +56,14 @@ extension HTTPServer {
       ("X-Content-Type-Options", "nosniff"),
     ]
     guard ContentType.isHTML(type) else {
-      return HTTPResponse(status: status, headers: headers, body: .file(path: path, length: length))
+      // Small files are read at once, so the length sent is that of the bytes sent even when a
+      // rebuild replaces the file meanwhile; larger ones are streamed.
+      guard length <= Self.readWholeLimit else {
+        return HTTPResponse(
+          status: status, headers: headers, body: .file(path: path, length: length))
+      }
+      guard let data = FileManager.default.contents(atPath: path) else { return nil }
+      return HTTPResponse(status: status, headers: headers, body: .bytes(Array(data)))
     }
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     let html = ReloadScript.inject(
