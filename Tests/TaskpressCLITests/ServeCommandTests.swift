@@ -39,8 +39,10 @@ import Testing
     #expect(typo.stderr.hasPrefix("error: unknown option '--prot'; did you mean '--port'?\n"))
   }
 
-  @Test("a session: serves, rebuilds on a rename-on-save, stops with 130, site equals a build")
-  func session() throws {
+  @Test(
+    "a session: serves, rebuilds on a rename-on-save, stops with 130, site equals a build",
+    arguments: [[], ["--poll"]])
+  func session(watching: [String]) throws {
     let folder = try makeTemporaryFolder()
     let database = folder + "/todo.sqlite"
     try Database.createForTesting(
@@ -58,13 +60,15 @@ import Testing
       "--todos", database, "--templates", templates, "--output", folder + "/site",
       "--base-url", "https://example.org/sub/",
     ]
-    let parsed = try Command.parseArguments(arguments + ["--port", "0"], for: Specs.serve)
+    let parsed = try Command.parseArguments(
+      arguments + ["--port", "0"] + watching, for: Specs.serve)
     let status = Mutex<Int32?>(nil)
     let thread = Thread {
       status.withLock { $0 = ServeCommand.run(parsed, io: io, interrupt: interrupt) }
     }
     thread.start()
     #expect(eventually { io.stdout.contains("(press Ctrl-C to stop)") }, "\(io.stderr)")
+    #expect(io.stdout.contains(" (polling) (press Ctrl-C") == watching.contains("--poll"))
     let url = try #require(io.stdout.firstMatch(of: /at (http:\/\/127\.0\.0\.1:\d+\/sub\/)/)?.1)
     let page = try String(
       contentsOf: try #require(URL(string: url + "todos/1.html")), encoding: .utf8)
