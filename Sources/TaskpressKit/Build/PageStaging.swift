@@ -82,9 +82,12 @@ extension Build {
             let bom = plainContext.csvByteOrderMark
             let todos = plan.todosByPK
             let strings = plainContext.strings
-            try writer.add("data/todos.json", DataExport.todosJSON(todos, strings: strings))
+            let due = plan.hasDueDates
             try writer.add(
-              "data/todos.csv", DataExport.todosCSV(todos, strings: strings), byteOrderMark: bom)
+              "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
+            try writer.add(
+              "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due),
+              byteOrderMark: bom)
           case .possessionData:
             guard plainContext.dataCopies.contains(.possessions) else { continue }
             guard let files = shared.waitForPhotos(interrupt) else { return }
