@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import TaskpressKit
 
@@ -31,24 +30,73 @@ enum BuildCommand {
       return TaskpressCLI.ExitStatus.usage
     }
 
-    let progress = ProgressLine(io: io, enabled: !options.quiet && showsProgress(io))
+    // Every value is checked before anything is read or built: a bad one is a usage error.
+    let sourceDateEpoch = io.environment["SOURCE_DATE_EPOCH"]
+    if let sourceDateEpoch {
+      do {
+        _ = try Build.isoDate(sourceDateEpoch: sourceDateEpoch)
+      } catch {
+        io.err("error: \(error)\n")
+        return TaskpressCLI.ExitStatus.usage
+      }
+    }
+    if let report = options.report {
+      let source =
+        parsed.values["report"] != nil
+        ? "'--report'" : "\(parsed.values["config"] ?? Configuration.defaultFile): key 'report'"
+      if let problem = BuildReport.problem(writing: report, source: source) {
+        io.err("error: \(problem)\n")
+        return TaskpressCLI.ExitStatus.usage
+      }
+    }
+
+    let output = OutputSwitches(environment: io.environment, isTerminal: io.errorIsTerminal)
+    let progress = ProgressLine(io: io, enabled: !options.quiet && output.showsProgress)
+    let warnings = Mutex<[BuildWarning]>([])
+    let quiet = options.quiet
     let reporter = Build.Reporter(
       warning: { warning in
+        warnings.withLock { $0.append(warning) }
+        guard !quiet else { return }
         progress.clear()
         io.err("warning: \(warning)\n")
       },
       progress: { done, total in progress.update(done: done, total: total) })
+    var report = BuildReport(
+      status: .built, exitStatus: TaskpressCLI.ExitStatus.success, output: options.output,
+      state: OutputWriter.stateFolder(ofOutput: options.output), summary: BuildSummary(),
+      warnings: [], error: nil)
+    let status = build(
+      options, sourceDateEpoch, interrupt, busyTimeout, reporter, progress, io, &report)
+    report.exitStatus = status
+    report.warnings = warnings.withLock { $0 }
+    if let path = options.report, let problem = BuildReport.write(report.json, to: path) {
+      io.err("error: \(path): cannot write the report (\(problem))\n")
+      return status == TaskpressCLI.ExitStatus.success ? TaskpressCLI.ExitStatus.failure : status
+    }
+    return status
+  }
+
+  /// Runs the build and prints its outcome; returns the exit status and fills in `report`.
+  private static func build(
+    _ options: BuildOptions, _ sourceDateEpoch: String?, _ interrupt: InterruptFlag,
+    _ busyTimeout: Duration, _ reporter: Build.Reporter, _ progress: ProgressLine,
+    _ io: CommandIO, _ report: inout BuildReport
+  ) -> Int32 {
     let summary: BuildSummary
     do {
       summary = try Build.run(
-        options, sourceDateEpoch: io.environment["SOURCE_DATE_EPOCH"], interrupt: interrupt,
+        options, sourceDateEpoch: sourceDateEpoch, interrupt: interrupt,
         busyTimeout: busyTimeout, reporter: reporter)
     } catch {
       progress.clear()
+      report.error = "\(error)"
       if interrupt.isSet {
+        report.status = .interrupted
         io.err("interrupted: the site in '\(options.output)' was left as it was\n")
         return TaskpressCLI.ExitStatus.interrupted(by: interrupt.signal)
       }
+      report.status = .failed
       io.err("error: \(error)\n")
       if !(error is BuildError && options.strict) {
         io.err("the site in '\(options.output)' was not changed\n")
@@ -56,31 +104,23 @@ enum BuildCommand {
       return TaskpressCLI.ExitStatus.failure
     }
     progress.clear()
+    report.summary = summary
+    for problem in summary.outputProblems {
+      reporter.warning(BuildWarning(file: problem.path, message: problem.reason))
+    }
     if summary.repaired, !options.quiet {
       io.err("note: the previous build was interrupted while writing; the site has been repaired\n")
-    }
-    if let report = options.report {
-      do {
-        try Data(summary.json.utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
-      } catch {
-        io.err("error: \(report): cannot write the report (\(error.localizedDescription))\n")
-        return TaskpressCLI.ExitStatus.failure
-      }
     }
     if !options.quiet {
       io.out("built \(options.output): \(summary.line)\n")
     }
     if interrupt.isSet {
       // The signal came while the site was being written: the writing finished first.
+      report.status = .interrupted
       io.err("interrupted: the site in '\(options.output)' was written completely first\n")
       return TaskpressCLI.ExitStatus.interrupted(by: interrupt.signal)
     }
     return TaskpressCLI.ExitStatus.success
-  }
-
-  /// A progress line only on a terminal, never in CI.
-  private static func showsProgress(_ io: CommandIO) -> Bool {
-    io.errorIsTerminal && io.environment["CI"] == nil && io.environment["TERM"] != "dumb"
   }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import TaskpressKit
 
 /// `taskpress check`: verifies that every internal link and image of a built site resolves.
@@ -20,6 +21,23 @@ enum CheckCommand {
       return TaskpressCLI.ExitStatus.failure
     }
     io.out("\(checked): every link resolves\n")
+    if let note = notFoundPageNote(site: site) { io.err("note: \(note)\n") }
     return TaskpressCLI.ExitStatus.success
+  }
+}
+
+extension CheckCommand {
+  /// A web server serves `404.html` for a missing address at any depth: relative links in it
+  /// work only for addresses at the site's root.
+  static func notFoundPageNote(site: String) -> String? {
+    let path = site + "/404.html"
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    let page = String(decoding: data, as: UTF8.self)
+    guard page.contains("<link rel=\"stylesheet\" href=\""),
+      !page.contains("<link rel=\"stylesheet\" href=\"http")
+    else { return nil }
+    return "\(path) has relative links: served for a missing address below the site's root "
+      + "(such as todos/999.html) it loses its style and links; build with --base-url to make "
+      + "them absolute"
   }
 }

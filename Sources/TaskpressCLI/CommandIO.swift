@@ -26,14 +26,14 @@ public class CommandIO: @unchecked Sendable {
     write(text, to: STDOUT_FILENO)
   }
 
-  /// Writes a diagnostic. On a terminal its `error:`, `warning:` or `note:` label is coloured,
-  /// unless `NO_COLOR` is set (https://no-color.org) or the terminal is dumb.
+  /// Writes a diagnostic. Its `error:`, `warning:` or `note:` label is coloured when
+  /// `OutputSwitches.colorsLabels` says so.
   public func err(_ text: String) {
     write(usesColor ? Self.colorLabel(text) : text, to: STDERR_FILENO)
   }
 
   private var usesColor: Bool {
-    errorIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    OutputSwitches(environment: environment, isTerminal: errorIsTerminal).colorsLabels
   }
 
   static func colorLabel(_ text: String) -> String {

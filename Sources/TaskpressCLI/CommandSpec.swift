@@ -78,6 +78,15 @@ enum Specs {
       OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
       OptionSpec(
         name: "report", valueName: "<file.json>", help: "Write the build summary as JSON."),
+      OptionSpec(
+        name: "title", valueName: "<text>", help: "The site's title.",
+        defaultText: "the label siteTitle"),
+      OptionSpec(
+        name: "data", valueName: "<list>",
+        help: "Sources whose JSON/CSV copies are published: todos, possessions, contacts, none.",
+        defaultText: "todos,possessions"),
+      OptionSpec(name: "noindex", help: "Ask search engines not to index the site."),
+      OptionSpec(name: "csv-bom", help: "Start CSV copies with a UTF-8 byte order mark (Excel)."),
       help,
     ])
 

@@ -67,7 +67,14 @@ enum Configuration {
     displayPath: String, fullPath: String
   ) throws(UsageError) -> [String: ConfigValue] {
     guard let data = FileManager.default.contents(atPath: fullPath) else {
-      throw UsageError("\(displayPath): cannot read the config file (no such file?)")
+      var isFolder: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: fullPath, isDirectory: &isFolder)
+      throw UsageError(
+        !exists
+          ? "\(displayPath): no such config file; check the path given to '--config'"
+          : isFolder.boolValue
+            ? "\(displayPath): is a folder; give '--config' the path of a JSON file"
+            : "\(displayPath): cannot read the config file; check its permissions")
     }
     do {
       return try JSONDecoder().decode([String: ConfigValue].self, from: data)
@@ -154,6 +161,23 @@ enum Configuration {
     case "pretty-urls": options.prettyURLs = value == "true"
     case "strict": options.strict = value == "true"
     case "quiet": options.quiet = value == "true"
+    case "title": options.title = try nonEmpty()
+    case "data":
+      var copies: Set<BuildOptions.DataSource> = []
+      for part in try nonEmpty().split(separator: ",").map({
+        $0.trimmingCharacters(in: .whitespaces)
+      })
+      where part != "none" {
+        guard let source = BuildOptions.DataSource(rawValue: part) else {
+          throw UsageError(
+            "\(source): invalid value '\(value)': expected a comma-separated list of 'todos', "
+              + "'possessions' and 'contacts', or 'none'")
+        }
+        copies.insert(source)
+      }
+      options.dataCopies = copies
+    case "noindex": options.noindex = value == "true"
+    case "csv-bom": options.csvByteOrderMark = value == "true"
     default:
       throw UsageError("\(source): unknown option")
     }

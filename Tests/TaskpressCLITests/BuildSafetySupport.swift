@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import TaskpressKit
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -128,10 +130,23 @@ struct EntryState: Equatable, CustomStringConvertible {
 struct FolderSnapshot: Equatable {
   var entries: [String: EntryState]
 
-  /// Takes a snapshot of `root`; `.taskpress/` is left out unless `includingState`.
+  /// Takes a snapshot of `root`; the state folder beside it is added (its paths under
+  /// `(state)/`) when `includingState`.
   init(_ root: String, includingState: Bool = false) {
     entries = [:]
     collect(root, relative: "", includingState: includingState)
+    if includingState {
+      var state = FolderSnapshot(entries: [:])
+      state.collect(stateFolder(root), relative: "", includingState: true)
+      for (path, entry) in state.entries { entries[Self.statePrefix + path] = entry }
+    }
+  }
+
+  /// Where the entries of the state folder beside the output folder go.
+  static let statePrefix = "(state)/"
+
+  private init(entries: [String: EntryState]) {
+    self.entries = entries
   }
 
   private mutating func collect(_ folder: String, relative: String, includingState: Bool) {
@@ -194,8 +209,11 @@ func age(_ root: String, by seconds: Int) throws {
       tv_sec: Int(entry.modified / 1_000_000_000) - seconds,
       tv_nsec: Int(entry.modified % 1_000_000_000))
     var times = [old, old]
-    try #require(
-      utimensat(AT_FDCWD, root + "/" + path, &times, AT_SYMLINK_NOFOLLOW) == 0, "aging \(path)")
+    let full =
+      path.hasPrefix(FolderSnapshot.statePrefix)
+      ? stateFolder(root) + "/" + path.dropFirst(FolderSnapshot.statePrefix.count)
+      : root + "/" + path
+    try #require(utimensat(AT_FDCWD, full, &times, AT_SYMLINK_NOFOLLOW) == 0, "aging \(path)")
   }
 }
 
@@ -236,4 +254,9 @@ enum SafetyFixtures {
         COMMIT;
         """)
   }
+}
+
+/// taskpress's state folder for the output folder `root` (beside it).
+func stateFolder(_ root: String) -> String {
+  OutputWriter.stateFolder(ofOutput: root) ?? root + "/(no state folder)"
 }

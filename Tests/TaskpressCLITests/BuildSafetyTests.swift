@@ -105,12 +105,12 @@ import Testing
       let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
       try #require(first.status == 0, "\(first.stderr)")
       let before = FolderSnapshot(site)
-      let manifest = FileManager.default.contents(atPath: site + "/.taskpress/manifest")
+      let manifest = FileManager.default.contents(atPath: stateFolder(site) + "/manifest")
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
 
       // Staged files mean rendering is under way and the site has not been touched yet.
-      let staging = site + "/.taskpress/staging"
+      let staging = stateFolder(site) + "/staging"
       let (result, signalled) = try buildAndSignal(
         ["build", "--todos", big, "--output", site], in: folder, signal: signal
       ) { hasEntries(staging) }
@@ -127,8 +127,8 @@ import Testing
       let changes = FolderSnapshot(site).differences(from: before)
       #expect(changes.isEmpty, "the interrupted build changed the site: \(changes)")
       #expect(access(staging, F_OK) != 0, "the staging folder is left behind")
-      #expect(FileManager.default.contents(atPath: site + "/.taskpress/manifest") == manifest)
-      #expect(access(site + "/.taskpress/commit-in-progress", F_OK) != 0)
+      #expect(FileManager.default.contents(atPath: stateFolder(site) + "/manifest") == manifest)
+      #expect(access(stateFolder(site) + "/commit-in-progress", F_OK) != 0)
 
       let again = runTaskpress(["build", "--todos", small, "--output", site])
       #expect(again.status == 0)
@@ -161,7 +161,7 @@ import Testing
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
 
-      let marker = site + "/.taskpress/commit-in-progress"
+      let marker = stateFolder(site) + "/commit-in-progress"
       let (result, signalled) = try buildAndSignal(
         ["build", "--todos", big, "--output", site], in: folder, signal: signal
       ) { access(marker, F_OK) == 0 }
@@ -181,7 +181,7 @@ import Testing
       SIGINT, landed: { result, _ in result.status != 0 },
       check: {
         folder, site, big, result in
-        let marker = site + "/.taskpress/commit-in-progress"
+        let marker = stateFolder(site) + "/commit-in-progress"
         #expect(result.status == 130)
         #expect(result.stdout.hasPrefix("built \(site): "))
         #expect(
@@ -199,7 +199,7 @@ import Testing
     try signalDuringCommit(
       SIGKILL, landed: { result, marker in result.killed && access(marker, F_OK) == 0 },
       check: { folder, site, big, result in
-        let marker = site + "/.taskpress/commit-in-progress"
+        let marker = stateFolder(site) + "/commit-in-progress"
         #expect(result.status == SIGKILL)
         #expect(result.stdout.isEmpty)
 
@@ -211,7 +211,7 @@ import Testing
         )
         #expect(repair.stdout.contains(", repaired in "))
         #expect(access(marker, F_OK) != 0)
-        #expect(access(site + "/.taskpress/staging", F_OK) != 0)
+        #expect(access(stateFolder(site) + "/staging", F_OK) != 0)
         let clean = folder + "/clean"
         try #require(
           runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
@@ -280,7 +280,7 @@ import Testing
         options.with(output: site), interrupt: InterruptFlag(), reporter: quiet,
         commitStepLimit: stop.steps(of: renames))
     }
-    #expect(access(site + "/.taskpress/commit-in-progress", F_OK) == 0)
+    #expect(access(stateFolder(site) + "/commit-in-progress", F_OK) == 0)
 
     let repair = runTaskpress(["build", "--output", site] + newArguments)
     #expect(repair.status == 0)
@@ -298,7 +298,7 @@ import Testing
     let expected = FolderSnapshot(clean)
     #expect(repaired.contents == expected.contents)
     #expect(repaired.entries.keys.sorted() == expected.entries.keys.sorted())
-    #expect(access(site + "/.taskpress/commit-in-progress", F_OK) != 0)
+    #expect(access(stateFolder(site) + "/commit-in-progress", F_OK) != 0)
     let check = runTaskpress(["check", site])
     #expect(check.status == 0, "\(check.stderr)")
     #expect(check.stdout.hasSuffix(": every link resolves\n"))
@@ -341,7 +341,7 @@ import Testing
     #expect(lines[1] == "the site in '\(site)' was not changed")
     let changes = FolderSnapshot(site).differences(from: before)
     #expect(changes.isEmpty, "the failed build changed the site: \(changes)")
-    #expect(access(site + "/.taskpress/staging", F_OK) != 0, "the staging folder is left behind")
+    #expect(access(stateFolder(site) + "/staging", F_OK) != 0, "the staging folder is left behind")
 
     // The space the staged files took is free again.
     let again = runTaskpress(["build", "--todos", todos, "--output", site])
@@ -361,7 +361,7 @@ import Testing
     let first = runTaskpress(["build", "--todos", small, "--output", site, "--quiet"])
     try #require(first.status == 0, "\(first.stderr)")
     // The list of files the commit writes first cannot be created: a folder is in its place.
-    let pending = site + "/.taskpress/manifest.new"
+    let pending = stateFolder(site) + "/manifest.new"
     try FileManager.default.createDirectory(atPath: pending, withIntermediateDirectories: true)
     let before = FolderSnapshot(site)
 
@@ -375,8 +375,8 @@ import Testing
         """)
     let changes = FolderSnapshot(site).differences(from: before)
     #expect(changes.isEmpty, "the failed build changed the site: \(changes)")
-    #expect(access(site + "/.taskpress/commit-in-progress", F_OK) != 0)
-    #expect(access(site + "/.taskpress/staging", F_OK) != 0, "the staged files are left behind")
+    #expect(access(stateFolder(site) + "/commit-in-progress", F_OK) != 0)
+    #expect(access(stateFolder(site) + "/staging", F_OK) != 0, "the staged files are left behind")
   }
 
   // MARK: - The output folder

@@ -221,7 +221,9 @@ func makeTemporaryFolder() throws -> String {
     let folder = try makeTemporaryFolder()
     let result = runTaskpress(["build", "--config", "nope.json"], in: folder)
     #expect(result.status == 64)
-    #expect(result.stderr == "error: nope.json: cannot read the config file (no such file?)\n")
+    #expect(
+      result.stderr == "error: nope.json: no such config file; check the path given to '--config'\n"
+    )
   }
 }
 

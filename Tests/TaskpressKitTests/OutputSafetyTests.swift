@@ -36,7 +36,7 @@ import Testing
       ("/etc/passwd", "is absolute; output paths are relative to the output folder"),
       (
         ".taskpress/manifest",
-        "is inside '.taskpress', the folder taskpress keeps for its own state"
+        "is inside '.taskpress', where earlier versions of taskpress kept their state"
       ),
       ("a\nb", "contains a control character"),
       ("", "an empty path is not a valid output file"),
@@ -165,7 +165,7 @@ import Testing
     writer.commitStepLimit = steps
     for (path, text) in next { try writer.add(path, bytes: Array(text.utf8)) }
     #expect(outputError { _ = try writer.commit() } != nil)
-    #expect(access(root + "/.taskpress/commit-in-progress", F_OK) == 0)
+    #expect(access(stateFolder(root) + "/commit-in-progress", F_OK) == 0)
 
     // The next build differs again: files the stopped commit put in place are still known.
     let final = ["index.html": "<h1>final</h1>", "todos/3.html": "THREE", "new/b.html": "b"]
@@ -180,7 +180,7 @@ import Testing
     try build(clean, final)
     #expect(Tree.contents(root) == Tree.contents(clean))
     #expect(Tree.snapshot(root).keys.sorted() == Tree.snapshot(clean).keys.sorted())
-    #expect(access(root + "/.taskpress/commit-in-progress", F_OK) != 0)
+    #expect(access(stateFolder(root) + "/commit-in-progress", F_OK) != 0)
     #expect(
       try build(root, final)
         == OutputSummary(
@@ -195,7 +195,7 @@ import Testing
     let root = tmp.sub("site")
     try build(root, site)
     // A killed commit may leave a file whose size and mtime match the record but not its bytes.
-    let manifest = try #require(readFile(root + "/.taskpress/manifest"))
+    let manifest = try #require(readFile(stateFolder(root) + "/manifest"))
     let line = String(decoding: manifest, as: UTF8.self).split(separator: "\n")
       .first { $0.hasSuffix(" todos/1.html") }
     let recorded = try #require(line.flatMap { Int64($0.split(separator: " ")[2]) })
@@ -206,7 +206,7 @@ import Testing
     try #require(utimensat(AT_FDCWD, root + "/todos/1.html", &times, 0) == 0)
     #expect(modificationTime(root + "/todos/1.html") == recorded)
     #expect(try build(root, site).unchanged == 3)  // without the marker, the record is trusted
-    try writeFile(root + "/.taskpress/commit-in-progress", "taskpress\n")
+    try writeFile(stateFolder(root) + "/commit-in-progress", "taskpress\n")
 
     let summary = try build(root, site)
     #expect(summary.repaired)

@@ -40,8 +40,17 @@ enum Tree {
   static func snapshot(_ root: String, includeState: Bool = true) -> [String: TreeEntry] {
     var result: [String: TreeEntry] = [:]
     walk(root, "", &result, includeState)
+    if includeState {
+      // The state folder beside the output, its paths under `statePrefix`.
+      var state: [String: TreeEntry] = [:]
+      walk(stateFolder(root), "", &state, true)
+      for (path, entry) in state { result[statePrefix + path] = entry }
+    }
     return result
   }
+
+  /// Where `snapshot` puts the entries of the state folder beside the output folder.
+  static let statePrefix = "(state)/"
 
   private static func walk(
     _ root: String, _ relative: String, _ result: inout [String: TreeEntry], _ includeState: Bool
@@ -138,4 +147,9 @@ func outputError(_ body: () throws -> Void) -> OutputError? {
   } catch {
     return OutputError(path: "?", reason: "unexpected \(error)")
   }
+}
+
+/// taskpress's state folder for the output folder `root` (beside it).
+func stateFolder(_ root: String) -> String {
+  OutputWriter.stateFolder(ofOutput: root) ?? root + "/(no state folder)"
 }

@@ -30,8 +30,16 @@ import Testing
     #expect(!summary.repaired)
     #expect(summary.writtenPaths == ["index.html", "todos/1.html", "todos/2.html"])
     #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
-    let state = Tree.snapshot(root).keys.filter { $0.hasPrefix(".taskpress") }.sorted()
-    #expect(state == [".taskpress", ".taskpress/manifest"])
+    // The state is beside the site, not in it.
+    #expect(
+      Tree.snapshot(root).keys.filter { $0.hasPrefix(Tree.statePrefix) }.sorted() == [
+        Tree.statePrefix + "manifest"
+      ])
+    #expect(
+      Tree.snapshot(tmp.sub("out"), includeState: false).keys.filter { !$0.contains("/") }.sorted()
+        == [
+          ".site.taskpress", "site",
+        ])
   }
 
   @Test("the manifest is sorted text: hash, size, mtime, path; then created folders")
@@ -41,7 +49,7 @@ import Testing
     let root = tmp.sub("site")
     try build(root, ["b.html": "bb", "a/x.html": "x", "a.html": "a"])
     let text = String(
-      decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+      decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.count == 5)
     #expect(lines.first == "taskpress-manifest 1")
@@ -65,7 +73,7 @@ import Testing
       #expect(summary.written == (round == 0 ? 1 : 0))
       #expect(summary.unchanged == (round == 0 ? 0 : 1))
       let text = String(
-        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+        decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
       #expect(text.contains("\(ContentHash.hex(of: bytes)) 7 "))
     }
   }
@@ -86,7 +94,7 @@ import Testing
       #expect(readFile(root + "/todos/1.html") == bytes)
       #expect(readFile(root + "/todos/2.html") == [])
       let text = String(
-        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+        decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
       #expect(text.contains("\(ContentHash.hex(of: bytes)) 13 "))
     }
   }
@@ -118,7 +126,7 @@ import Testing
       }
       #expect(Tree.contents(root) == Dictionary(uniqueKeysWithValues: zip(paths, pages)))
       let manifest = String(
-        decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+        decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
       // The same lines but for the modification times.
       manifests.append(
         manifest.split(separator: "\n").map { line in
@@ -290,7 +298,7 @@ import Testing
       try makeFolders(root)
       try writeFile(root + "/notes.txt", "mine")
     }
-    let folders = [tmp.path, root, root + "/.taskpress"]
+    let folders = [tmp.path, root, stateFolder(root)]
     for folder in folders where modificationTime(folder) != nil {
       try ageFile(folder, by: 60)
     }
@@ -376,7 +384,7 @@ import Testing
     #expect(bytes.count == size)
     hasher.update(bytes)
     let manifest = String(
-      decoding: try #require(readFile(root + "/.taskpress/manifest")), as: UTF8.self)
+      decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
     #expect(manifest.contains("\(hasher.finalize().hex) \(size) "))
 
     try ageFile(root + "/photos/big.bin", by: 3)

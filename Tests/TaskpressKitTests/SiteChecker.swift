@@ -186,6 +186,16 @@ struct SiteChecker {
             if !url.hasPrefix(baseURL) { report("the canonical link '\(url)' is off the site") }
             continue
           }
+          let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+          if page.file == "404.html", !baseURL.isEmpty, url.hasPrefix(base) {
+            // Served for missing addresses at any depth, 404.html links absolutely into the
+            // site: checked as the same link from the site's root.
+            let path = String(url.dropFirst(base.count))
+            checkURL(
+              path.isEmpty ? "./" : path, attribute: key, element: name, from: page.file, ids: ids,
+              report: report)
+            continue
+          }
           checkURL(url, attribute: key, element: name, from: page.file, ids: ids, report: report)
         }
         if name == "a" { openLinks.append("") }

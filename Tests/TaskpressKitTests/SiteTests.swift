@@ -372,8 +372,8 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
       String(describing: error).contains("interrupted")
     }
     let left = (try? FileManager.default.contentsOfDirectory(atPath: site.output)) ?? []
-    #expect(left.allSatisfy { $0 == ".taskpress" })
-    #expect(!FileManager.default.fileExists(atPath: site.output + "/.taskpress/staging"))
+    #expect(left.isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: stateFolder(site.output) + "/staging"))
   }
 
   @Test("photos above the in-memory limit are streamed, named and shared like small ones")
@@ -427,7 +427,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     }
     // Nothing was written: the user's file is all there is.
     let left = try FileManager.default.contentsOfDirectory(atPath: site.output)
-    #expect(left.filter { $0 != ".taskpress" } == ["photos"])
+    #expect(left == ["photos"])
     #expect(try site.page("photos") == "mine")
   }
 

@@ -203,7 +203,9 @@ public enum Build {
         makeContext: { photoFiles in
           PageContext(
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-            generated: generated, photoFiles: photoFiles)
+            generated: generated, photoFiles: photoFiles, title: options.title,
+            noindex: options.noindex, dataCopies: options.dataCopies,
+            csvByteOrderMark: options.csvByteOrderMark)
         },
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
@@ -218,6 +220,9 @@ public enum Build {
       }
       if let baseURL = options.baseURL {
         try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
+      }
+      if options.noindex {
+        try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
@@ -234,6 +239,9 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.writtenPaths = output.writtenPaths
+      summary.removedPaths = output.removedPaths
+      summary.outputProblems = output.warnings
       summary.commitSteps = output.commitSteps
     } catch {
       // The photo thread may still be adding a file: stop it before the staging goes.
@@ -265,7 +273,7 @@ public enum Build {
   }
 
   /// `SOURCE_DATE_EPOCH` as a UTC date, `2026-11-29`.
-  static func isoDate(sourceDateEpoch: String) throws -> String {
+  public static func isoDate(sourceDateEpoch: String) throws -> String {
     guard let seconds = Int64(sourceDateEpoch.trimmingCharacters(in: .whitespaces)), seconds >= 0
     else {
       throw BuildError(

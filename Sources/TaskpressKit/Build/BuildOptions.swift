@@ -34,6 +34,22 @@ public struct BuildOptions: Sendable, Equatable {
   public var quiet: Bool = false
   /// A JSON file to write the build summary to.
   public var report: String?
+  /// The site's title; nil uses the label `siteTitle` of the locale.
+  public var title: String?
+  /// The sources whose JSON and CSV copies are published in `data/`: the to-dos and the
+  /// possessions; the contacts (names, addresses, phone numbers) only when asked for.
+  public var dataCopies: Set<DataSource> = [.todos, .possessions]
+  /// A robots `noindex` meta on every page, and a `robots.txt` that asks crawlers to stay out.
+  public var noindex = false
+  /// Starts each CSV copy with a UTF-8 byte order mark, so that Excel reads it as UTF-8.
+  public var csvByteOrderMark = false
+
+  /// A source whose data copies can be published.
+  public enum DataSource: String, Sendable, CaseIterable {
+    case todos
+    case possessions
+    case contacts
+  }
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all

@@ -19,6 +19,12 @@ public struct BuildSummary: Sendable, Equatable {
   /// When each phase of the build ended, in seconds since it started: `read` (the sources),
   /// `render` (photos, pages and data copies staged), `commit`.
   public var phases: [Phase] = []
+  /// The files written, relative to the output folder, in byte order.
+  public var writtenPaths: [String] = []
+  /// The files removed, relative to the output folder, in byte order.
+  public var removedPaths: [String] = []
+  /// Problems that did not stop the build (a stale file that could not be removed).
+  public var outputProblems: [OutputError] = []
   /// Renames the commit made; tests stop commits part way through.
   var commitSteps = 0
 

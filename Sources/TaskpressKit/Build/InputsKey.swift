@@ -75,6 +75,9 @@ extension Build {
     add("base-url \(options.baseURL ?? "")")
     add("locale \(options.locale.rawValue)")
     add("page-size \(options.pageSize)")
+    add("title \(options.title ?? "")")
+    add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
+    add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
     add("pretty-urls \(options.prettyURLs)")
     add("source-date-epoch \(sourceDateEpoch ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {

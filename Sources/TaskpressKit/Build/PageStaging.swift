@@ -78,14 +78,18 @@ extension Build {
         do {
           switch queue[index] {
           case .todoData:
+            guard plainContext.dataCopies.contains(.todos) else { continue }
+            let bom = plainContext.csvByteOrderMark
             let todos = plan.todosByPK
             let strings = plainContext.strings
             let due = plan.hasDueDates
             try writer.add(
               "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
             try writer.add(
-              "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due))
+              "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due),
+              byteOrderMark: bom)
           case .possessionData:
+            guard plainContext.dataCopies.contains(.possessions) else { continue }
             guard let files = shared.waitForPhotos(interrupt) else { return }
             let urls = files.photoFiles.mapValues(\.path)
             try writer.add(
@@ -93,11 +97,15 @@ extension Build {
               DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
             try writer.add(
               "data/possessions.csv",
-              DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
+              DataExport.possessionsCSV(plan.possessions, photoURLs: urls),
+              byteOrderMark: plainContext.csvByteOrderMark)
           case .contactData:
+            guard plainContext.dataCopies.contains(.contacts) else { continue }
             let contacts = plan.contacts.sorted { $0.id < $1.id }
             try writer.add("data/contacts.json", DataExport.contactsJSON(contacts))
-            try writer.add("data/contacts.csv", DataExport.contactsCSV(contacts))
+            try writer.add(
+              "data/contacts.csv", DataExport.contactsCSV(contacts),
+              byteOrderMark: plainContext.csvByteOrderMark)
           case .pages(let range):
             let context: PageContext
             if Self.showsPhotos(pages[range.lowerBound]) {

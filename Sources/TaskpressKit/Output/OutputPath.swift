@@ -3,7 +3,8 @@ import Glibc
 
 /// Checks of the relative paths given to `OutputWriter`.
 enum OutputPath {
-  /// The folder, at the top of the output, that holds taskpress's own state.
+  /// The folder, at the top of the output, that held taskpress's own state in earlier versions
+  /// (see `OutputWriter.adoptOldState`); no file of a site goes there.
   static let stateFolder = ".taskpress"
 
   /// Why `path` cannot be written, or nil when it is a valid relative file path.
@@ -32,7 +33,7 @@ enum OutputPath {
         return "contains an empty, '.' or '..' part; output paths must be plain relative paths"
       }
       if partStart == 0 && isStateFolder(bytes, length) {
-        return "is inside '.taskpress', the folder taskpress keeps for its own state"
+        return "is inside '.taskpress', where earlier versions of taskpress kept their state"
       }
       partStart = index + 1
     }

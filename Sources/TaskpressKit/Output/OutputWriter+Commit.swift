@@ -138,7 +138,7 @@ extension OutputWriter {
         let stateFD = try stateFolder()
         if !same {
           let text = Manifest.text(files: files, folders: OutputPath.sorted(folders))
-          try Self.writeManifest(text, stateFD, display(OutputPath.stateFolder))
+          try Self.writeManifest(text, stateFD, statePath)
           manifestHash = ContentHash(of: text)
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
@@ -148,7 +148,6 @@ extension OutputWriter {
     }
 
     let stateFD = try stateFolder()
-    let statePath = display(OutputPath.stateFolder)
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
     let pendingManifest = Manifest.text(files: files, folders: OutputPath.sorted(recordedFolders))
@@ -296,24 +295,11 @@ extension OutputWriter {
     state.withLock { $0.stateFolderFD >= 0 }
   }
 
-  /// The descriptor of `.taskpress`, creating it when needed.
+  /// The descriptor of the state folder, creating it when needed.
   private func stateFolder() throws(OutputError) -> Int32 {
     try state.withLock { (s) throws(OutputError) -> Int32 in
-      if s.stateFolderFD >= 0 { return s.stateFolderFD }
-      let rootFD = try ensureRoot(&s)
-      let statePath = display(OutputPath.stateFolder)
-      guard mkdirat(rootFD, OutputPath.stateFolder, 0o777) == 0 || errno == EEXIST else {
-        throw OutputError(path: statePath, reason: SystemError.current.reason)
-      }
-      do throws(SystemError) {
-        guard let fd = try FileSystem.openDirectory(rootFD, OutputPath.stateFolder) else {
-          throw SystemError(code: ENOENT)
-        }
-        s.stateFolderFD = fd
-        return fd
-      } catch {
-        throw OutputError(path: statePath, reason: error.reason)
-      }
+      if s.stateFolderFD < 0 { try createStateFolder(&s) }
+      return s.stateFolderFD
     }
   }
 

@@ -22,7 +22,7 @@ extension OutputWriter {
     return true
   }
 
-  /// What `Build` recorded of the inputs of the previous build (`.taskpress/inputs`), when
+  /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when
   /// that record belongs to the manifest on disk (a later build that failed to record its own
   /// inputs leaves a record that no longer matches, and so is ignored).
   public func previousInputs() -> String? {
@@ -41,7 +41,6 @@ extension OutputWriter {
   /// Records `inputs` beside the manifest the commit just wrote, atomically. Best effort:
   /// without the record the next build only does more work.
   public func recordInputs(_ inputs: String) {
-    let statePath = display(OutputPath.stateFolder)
     let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard stateFD >= 0 else { return }
     defer { close(stateFD) }

@@ -78,14 +78,23 @@ extension PageContext {
     }
   }
 
-  func makeChrome(file: String, section current: String, isShared: Bool = false)
-    -> Chrome
-  {
+  /// The chrome of the page in `file`; with `absoluteBase`, its links are absolute URLs under
+  /// it (404.html, which a web server serves at any depth).
+  func makeChrome(
+    file: String, section current: String, isShared: Bool = false, absoluteBase: String? = nil
+  ) -> Chrome {
     let routes = plan.routes
+    let absolute = absoluteBase.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+    func link(_ name: String) -> String {
+      absolute.map { routes.absolute(name, baseURL: $0) } ?? routes.link(to: name, fromFile: file)
+    }
+    func asset(_ path: String) -> String {
+      absolute.map { $0 + path } ?? routes.asset(path, fromFile: file)
+    }
     var nav: [MustacheValue] = []
     func navItem(_ name: String, _ label: String, _ section: String) {
       let item: Fields = [
-        "url": .string(routes.link(to: name, fromFile: file)),
+        "url": .string(link(name)),
         "label": .string(labels[label]),
         "current": .bool(section == current),
       ]
@@ -99,15 +108,15 @@ extension PageContext {
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
     var data: [Fields] = []
     for (given, base) in [
-      (plan.hasTodos, "todos"), (plan.hasPossessions, "possessions"),
-      (plan.hasContacts, "contacts"),
-    ] where given {
+      (plan.hasTodos, BuildOptions.DataSource.todos),
+      (plan.hasPossessions, .possessions), (plan.hasContacts, .contacts),
+    ] where given && dataCopies.contains(base) {
       for format in ["json", "csv"] {
         // `last` is false on the others, not absent: inside the loop a missing name is looked
         // up in the page, which would keep the loop from being rendered once per folder.
         data.append([
-          "name": .string("\(base).\(format)"),
-          "url": .string(routes.asset("data/\(base).\(format)", fromFile: file)),
+          "name": .string("\(base.rawValue).\(format)"),
+          "url": .string(asset("data/\(base.rawValue).\(format)")),
           "last": false,
         ])
       }
@@ -116,9 +125,9 @@ extension PageContext {
       data[data.count - 1]["last"] = true
     }
     return Chrome(
-      root: .string(routes.root(fromFile: file)),
-      assets: .string(routes.asset("assets/", fromFile: file)),
-      home: .string(routes.link(to: homeName, fromFile: file)),
+      root: .string(absolute ?? routes.root(fromFile: file)),
+      assets: .string(asset("assets/")),
+      home: .string(link(homeName)),
       nav: .array(nav),
       data: .array(data.map { .computed($0) }), isShared: isShared)
   }

@@ -7,6 +7,10 @@ struct PageContext: Sendable {
   let labelsValue: MustacheValue
   let siteValue: MustacheValue
   let baseURL: String?
+  /// The sources whose data copies are published (the footer links to those only).
+  let dataCopies: Set<BuildOptions.DataSource>
+  /// Whether the CSV copies start with a byte order mark.
+  let csvByteOrderMark: Bool
   /// Possession id -> photo file in the site (`photos/1a2b....jpg`).
   let photoFiles: [Int64: PhotoFile]
   /// Labels and routes as every row value uses them.
@@ -23,9 +27,13 @@ struct PageContext: Sendable {
 
   init(
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
-    photoFiles: [Int64: PhotoFile]
+    photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
+    dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
+    csvByteOrderMark: Bool = false
   ) {
     self.plan = plan
+    self.dataCopies = dataCopies
+    self.csvByteOrderMark = csvByteOrderMark
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
@@ -36,13 +44,14 @@ struct PageContext: Sendable {
     }
     labelsValue = .object(labelObject)
     var site: [String: MustacheValue] = [
-      "title": .string(labels["siteTitle"]),
+      "title": .string(title ?? labels["siteTitle"]),
       "lang": .string(lang),
       "hasTodos": .bool(plan.hasTodos),
       "hasPossessions": .bool(plan.hasPossessions),
       "hasContacts": .bool(plan.hasContacts),
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
+    if noindex { site["noindex"] = true }
     if let generated { site["generated"] = .string(generated) }
     siteValue = .object(site)
     folders = Self.makeFolders(self)
@@ -151,7 +160,12 @@ struct PageContext: Sendable {
     -> PageValues
   {
     let section = Self.section(of: page)
-    let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
+    // A web server serves 404.html for a missing page at any depth: with a base URL its links
+    // are absolute, so they work wherever it is served.
+    let chrome =
+      page == .notFound && baseURL != nil
+      ? makeChrome(file: file, section: section, absoluteBase: baseURL)
+      : folder?.chromes[section] ?? makeChrome(file: file, section: section)
     return PageValues(
       site: siteValue, labels: labelsValue, page: .computed(pageInfo(page, file: file)),
       chrome: chrome)

@@ -110,6 +110,12 @@ extension OutputWriter {
   func add(_ path: String, _ export: consuming ByteBuffer) throws {
     try add(path, contentsOf: UnsafeRawBufferPointer(export.bytes))
   }
+
+  /// Adds a CSV copy, after a UTF-8 byte order mark when `byteOrderMark` (for Excel).
+  func add(_ path: String, _ export: consuming ByteBuffer, byteOrderMark: Bool) throws {
+    guard byteOrderMark else { return try add(path, export) }
+    try add(path, bytes: [0xEF, 0xBB, 0xBF] + Array(export.bytes))
+  }
 }
 
 // MARK: - Writers

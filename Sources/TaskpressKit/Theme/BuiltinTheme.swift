@@ -386,6 +386,9 @@ p, li { overflow-wrap: anywhere; }
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+{{#site.noindex}}
+<meta name="robots" content="noindex">
+{{/site.noindex}}
 <title>{{page.title}} · {{site.title}}</title>
 {{#page.canonical}}
 <link rel="canonical" href="{{page.canonical}}">
@@ -535,10 +538,11 @@ by page.
 
 | variable | example | meaning |
 |---|---|---|
-| `site.title` | `Task report` | the `siteTitle` label |
+| `site.title` | `Task report` | `--title`, else the `siteTitle` label |
 | `site.lang` | `en` | the locale, for `<html lang>` |
 | `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`; absent otherwise |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
+| `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
 | `page.kind` | `todo` | `index`, `board`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404` |

@@ -1,0 +1,173 @@
+import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The JSON file `--report` writes: what a build did or why it failed, for CI to act on.
+///
+/// Its shape is `Docs/report.schema.json`; keys are only ever added.
+struct BuildReport {
+  /// How the build ended.
+  enum Status: String {
+    case built
+    case failed
+    case interrupted
+  }
+
+  var status: Status
+  var exitStatus: Int32
+  var output: String
+  var state: String?
+  var summary: BuildSummary
+  var warnings: [BuildWarning]
+  var error: String?
+
+  /// The report as pretty-printed JSON, keys in a fixed order.
+  var json: String {
+    var fields: [(String, String)] = [
+      ("version", Self.string(taskpressVersion)),
+      ("status", Self.string(status.rawValue)),
+      ("exitStatus", "\(exitStatus)"),
+      ("output", Self.string(output)),
+      ("state", state.map(Self.string) ?? "null"),
+      ("written", "\(summary.written)"),
+      ("unchanged", "\(summary.unchanged)"),
+      ("removed", "\(summary.removed)"),
+      ("pages", "\(summary.pages)"),
+      ("photos", "\(summary.photos)"),
+      ("warnings", "\(warnings.count)"),
+      ("repaired", "\(summary.repaired)"),
+      ("seconds", "\(Self.milliseconds(summary.seconds))"),
+    ]
+    let phases = summary.phases.map {
+      "\n    \(Self.string($0.name)): \(Self.milliseconds($0.seconds))"
+    }
+    fields.append(
+      ("phases", "{" + phases.joined(separator: ",") + (phases.isEmpty ? "}" : "\n  }")))
+    let warningObjects = warnings.map { warning -> String in
+      let (table, row) = Self.tableAndRow(warning.location)
+      let parts = [
+        ("file", Self.string(warning.file)), ("table", table.map(Self.string) ?? "null"),
+        ("row", row.map(Self.string) ?? "null"), ("message", Self.string(warning.message)),
+        ("text", Self.string(warning.description)),
+      ]
+      return "\n    {" + parts.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+    fields.append(("warningList", Self.array(warningObjects)))
+    fields.append(("error", error.map(Self.string) ?? "null"))
+    fields.append(
+      ("writtenPaths", Self.array(summary.writtenPaths.map { "\n    " + Self.string($0) })))
+    fields.append(
+      ("removedPaths", Self.array(summary.removedPaths.map { "\n    " + Self.string($0) })))
+    return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n}\n"
+  }
+
+  private static func array(_ items: [String]) -> String {
+    items.isEmpty ? "[]" : "[" + items.joined(separator: ",") + "\n  ]"
+  }
+
+  /// `todo pk=42` -> (`todo`, `pk=42`); `todo row 3` -> (`todo`, `row 3`).
+  static func tableAndRow(_ location: String?) -> (String?, String?) {
+    guard let location else { return (nil, nil) }
+    guard let space = location.firstIndex(of: " ") else { return (location, nil) }
+    return (String(location[..<space]), String(location[location.index(after: space)...]))
+  }
+
+  private static func milliseconds(_ seconds: Double) -> Double {
+    (seconds * 1000).rounded() / 1000
+  }
+
+  /// `text` as a JSON string.
+  static func string(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case let control where control.value < 0x20 || control.value == 0x7F:
+        let hex = String(control.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+
+  // MARK: - The file
+
+  /// Why the report cannot be written to `path`, checked before anything is built; nil when it
+  /// can. `source` names where the path came from (`'--report'`).
+  static func problem(writing path: String, source: String) -> String? {
+    let quoted = "\(source): '\(path)'"
+    var info = stat()
+    if stat(path, &info) == 0 {
+      if (info.st_mode & S_IFMT) == S_IFDIR {
+        return "\(quoted) is a folder; give the path of a file, such as '\(path)/report.json'"
+      }
+      if (info.st_mode & S_IFMT) != S_IFREG {
+        return "\(quoted) is not a regular file; give the path of a file"
+      }
+      if access(path, W_OK) != 0 {
+        return "\(quoted) cannot be written (\(reason(errno))); give a path you can write"
+      }
+      return nil
+    }
+    let folder = parent(of: path)
+    guard stat(folder, &info) == 0 else {
+      return
+        "\(quoted) is in a folder that does not exist ('\(folder)'); create it or give another path"
+    }
+    guard (info.st_mode & S_IFMT) == S_IFDIR else {
+      return "\(quoted) is in '\(folder)', which is not a folder; give another path"
+    }
+    guard access(folder, W_OK | X_OK) == 0 else {
+      return "\(quoted) cannot be created in '\(folder)' (\(reason(errno))); give another path"
+    }
+    return nil
+  }
+
+  /// Writes `text` to `path` whole: a temporary file beside it, then a rename.
+  static func write(_ text: String, to path: String) -> String? {
+    let temporary = path + ".tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { return reason(errno) }
+    var failure: Int32 = 0
+    var bytes = text
+    bytes.withUTF8 { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let count = Glibc.write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else {
+          failure = count < 0 ? errno : ENOSPC
+          return
+        }
+        offset += count
+      }
+    }
+    if close(fd) != 0, failure == 0 { failure = errno }
+    if failure == 0, rename(temporary, path) != 0 { failure = errno }
+    if failure != 0 {
+      unlink(temporary)
+      return reason(failure)
+    }
+    return nil
+  }
+
+  private static func parent(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+  }
+
+  private static func reason(_ code: Int32) -> String {
+    String(cString: strerror(code)).lowercased()
+  }
+}
