@@ -30,7 +30,7 @@ struct Parser {
 
   // MARK: - Tokens
 
-  fileprivate enum TokenKind: Equatable {
+  enum TokenKind: Equatable {
     case text
     case lineStart
     case variable(escaped: Bool)
@@ -43,7 +43,7 @@ struct Parser {
     case ignored
   }
 
-  fileprivate struct Token {
+  struct Token {
     var kind: TokenKind
     /// The source range of the text or of the whole tag.
     var start: Int
@@ -66,7 +66,7 @@ struct Parser {
 
   // MARK: - Scanner
 
-  private struct Scanner {
+  struct Scanner {
     let parser: Parser
     var tokens: [Token] = []
     var openDelimiter: [UInt8] = Array("{{".utf8)
