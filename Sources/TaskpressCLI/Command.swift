@@ -43,14 +43,7 @@ enum Command: Equatable {
       break
     }
     if first.hasPrefix("-") {
-      let known = ["--help", "--version"]
-      var message = "unknown option '\(first)'"
-      if let suggestion = closest(to: first, in: known) {
-        message += "; did you mean '\(suggestion)'?"
-      } else {
-        message += "; a subcommand comes first, e.g. 'taskpress build \(first)'"
-      }
-      throw UsageError(message)
+      throw UsageError("unknown option '\(first)'" + topLevelHint(first))
     }
     guard let spec = Specs.subcommand(named: first) else {
       throw unknownSubcommand(first)
@@ -81,6 +74,38 @@ enum Command: Equatable {
     default:
       return .check(site: parsed.positionals.first ?? "site")
     }
+  }
+
+  /// What to say of an option given before any subcommand; it names only commands and
+  /// options that exist.
+  static func topLevelHint(_ option: String) -> String {
+    let known = ["--help", "--version"]
+    if let suggestion = closest(to: option, in: known) {
+      return "; did you mean '\(suggestion)'?"
+    }
+    // `-v` for `--version`.
+    if option.count == 2, let letter = option.last,
+      let long = known.first(where: { $0.dropFirst(2).first == letter })
+    {
+      return "; did you mean '\(long)'?"
+    }
+    let name = option.drop { $0 == "-" }.split(separator: "=", maxSplits: 1).first.map(String.init)
+    for spec in Specs.all {
+      let found =
+        option.hasPrefix("--")
+        ? spec.option(named: name ?? "")
+        : option.count == 2 ? option.last.flatMap(spec.option(short:)) : nil
+      if let found, found.name != "help" {
+        return "; options come after the subcommand, e.g. 'taskpress \(spec.name) --\(found.name)'"
+      }
+    }
+    for spec in Specs.all {
+      let names = spec.options.filter { $0.name != "help" }.map { "--" + $0.name }
+      if let suggestion = closest(to: option, in: names) {
+        return "; did you mean 'taskpress \(spec.name) \(suggestion)'?"
+      }
+    }
+    return "; a subcommand comes first: see 'taskpress --help'"
   }
 
   private static func unknownSubcommand(_ name: String) -> UsageError {

@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import TaskpressKit
 
 /// Merges `taskpress.json` (or `--config FILE`) under the flags of `taskpress build`.
@@ -17,8 +18,17 @@ enum Configuration {
     if explicit != nil || FileManager.default.fileExists(atPath: fullPath) {
       let entries = try readConfig(displayPath: configPath, fullPath: fullPath)
       let base = (configPath as NSString).deletingLastPathComponent
-      for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-        try apply(key: key, json: value, file: configPath, base: base, to: &options)
+      // Every mistake in the file is reported in one run, in the order of the file.
+      var problems: [String] = []
+      for entry in entries {
+        do {
+          try apply(entry, file: configPath, base: base, to: &options)
+        } catch {
+          problems.append(error.message)
+        }
+      }
+      if !problems.isEmpty {
+        throw UsageError(problems.joined(separator: "\nerror: "))
       }
     }
     for (name, value) in parsed.values.sorted(by: { $0.key < $1.key }) where name != "config" {
@@ -35,51 +45,35 @@ enum Configuration {
     Specs.build.options.map(\.name).filter { $0 != "config" && $0 != "help" }
   }
 
-  /// One value of `taskpress.json`.
-  private enum ConfigValue: Decodable {
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-    case string(String)
-    case other
-
-    init(from decoder: Decoder) throws {
-      let container = try decoder.singleValueContainer()
-      if let value = try? container.decode(Bool.self) {
-        self = .bool(value)
-      } else if let value = try? container.decode(Int.self) {
-        self = .integer(value)
-      } else if let value = try? container.decode(Double.self) {
-        self = .number(value)
-      } else if let value = try? container.decode(String.self) {
-        self = .string(value)
-      } else {
-        self = .other
-      }
-    }
-  }
-
   private static func readConfig(
     displayPath: String, fullPath: String
-  ) throws(UsageError) -> [String: ConfigValue] {
+  ) throws(UsageError) -> [JSONElement.Member] {
     guard let data = FileManager.default.contents(atPath: fullPath) else {
       throw UsageError("\(displayPath): cannot read the config file (no such file?)")
     }
+    let document: JSONElement
     do {
-      return try JSONDecoder().decode([String: ConfigValue].self, from: data)
-    } catch DecodingError.typeMismatch {
-      throw UsageError("\(displayPath): expected a JSON object of options")
+      document = try JSONElement(jsonBytes: [UInt8](data))
     } catch {
-      throw UsageError("\(displayPath): not valid JSON")
+      throw UsageError(
+        "\(displayPath):\(error.line):\(error.column): not valid JSON: \(error.message)")
     }
+    guard case .object(let members) = document.value else {
+      throw UsageError(
+        "\(displayPath):\(document.line):\(document.column): expected a JSON object of options,"
+          + " e.g. {\"todos\": \"todo.sqlite\"}")
+    }
+    return members
   }
 
   private static func apply(
-    key: String, json: ConfigValue, file: String, base: String, to options: inout BuildOptions
+    _ entry: JSONElement.Member, file: String, base: String, to options: inout BuildOptions
   ) throws(UsageError) {
-    let source = "\(file): key '\(key)'"
+    let key = entry.key
+    let at = "\(file):\(entry.line):\(entry.column)"
+    let source = "\(at): key '\(key)'"
     guard let spec = Specs.build.option(named: key), keys.contains(key) else {
-      var message = "\(file): unknown key '\(key)'"
+      var message = "\(at): unknown key '\(key)'"
       if let suggestion = closest(to: key, in: keys) {
         message += "; did you mean '\(suggestion)'?"
       } else {
@@ -88,10 +82,10 @@ enum Configuration {
       throw UsageError(message)
     }
     let text: String
-    switch json {
+    switch entry.value.value {
     case .string(let string) where spec.takesValue:
       text = isPath(key) && !string.isEmpty ? join(base, string) : string
-    case .integer(let integer) where spec.takesValue:
+    case .int(let integer) where spec.takesValue:
       text = String(integer)
     case .bool(let flag) where !spec.takesValue:
       text = flag ? "true" : "false"
@@ -130,7 +124,9 @@ enum Configuration {
       options.baseURL = value
     case "locale":
       guard let locale = BuildOptions.Locale(rawValue: value) else {
-        throw UsageError("\(source): invalid value '\(value)': expected 'en' or 'ja'")
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected a language tag such as 'en', 'ja' or"
+            + " 'de' (built in: 'en', 'ja'; others from labels.json)")
       }
       options.locale = locale
     case "page-size":

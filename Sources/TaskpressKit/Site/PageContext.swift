@@ -43,7 +43,10 @@ struct PageContext: Sendable {
       "hasContacts": .bool(plan.hasContacts),
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
-    if let generated { site["generated"] = .string(generated) }
+    if let generated {
+      site["generated"] = .string(generated)
+      site["generatedDate"] = .string(labels.date(iso: generated))
+    }
     siteValue = .object(site)
     folders = Self.makeFolders(self)
   }
@@ -52,7 +55,9 @@ struct PageContext: Sendable {
   func title(of page: SitePlan.Page) -> String {
     switch page {
     case .index(let number):
-      number == 1 ? labels["tasks"] : "\(labels["tasks"]) · \(labels["page"]) \(number)"
+      number == 1
+        ? labels["tasks"]
+        : "\(labels["tasks"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     case .board: labels["board"]
     case .todo(let position):
       nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
@@ -425,6 +430,14 @@ struct PageContext: Sendable {
       "total": .int(Int64(plan.todos.count)),
       "complete": .int(Int64(plan.completeCount)),
       "inProgress": .int(Int64(plan.todos.count - plan.completeCount)),
+      "summary": .string(
+        labels.format(
+          "countsSummary",
+          [
+            "total": "\(plan.todos.count)",
+            "inProgress": "\(plan.todos.count - plan.completeCount)",
+            "complete": "\(plan.completeCount)",
+          ])),
     ])
   }
 
@@ -453,6 +466,8 @@ struct PageContext: Sendable {
       "current": .int(Int64(number)),
       "total": .int(Int64(plan.pageCount)),
       "hasMultiple": .bool(plan.pageCount > 1),
+      "summary": .string(
+        labels.format("pageOf", ["current": "\(number)", "total": "\(plan.pageCount)"])),
       "pages": .array(
         Self.pageWindow(current: number, total: plan.pageCount).map { page in
           guard let page else { return .computed(["gap": true] as Fields) }
@@ -517,10 +532,9 @@ struct PageContext: Sendable {
     ])
   }
 
-  /// The upper-cased first character of a name, or `#` when it does not start with a letter.
+  /// The letter a name is filed under (see `ContactName`), or `#`.
   static func initial(of name: String) -> String {
-    guard let first = name.first, first.isLetter else { return "#" }
-    return first.uppercased()
+    ContactName.initial(of: name)
   }
 
   /// An id-safe name for a letter: ASCII letters as they are, anything else as its code points.

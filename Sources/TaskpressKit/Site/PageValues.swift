@@ -417,7 +417,8 @@ struct PhotoValue: MustacheObject {
     case 3 where key == "url": return .string(links.photo(photo.path))
     case 3 where key == "alt":
       let strings = links.strings
-      return .string(name.isEmpty ? "\(strings.photo) \(id)" : strings.photoOf + " " + name)
+      return .string(
+        name.isEmpty ? "\(strings.photo) \(id)" : strings.photoOf.replacing("{name}", with: name))
     case 5 where key == "width": return .int(Int64(width))
     case 6 where key == "height": return .int(Int64(height))
     case 10 where key == "thumbWidth": return .int(thumbnail(width))

@@ -37,11 +37,18 @@ enum BuiltinTheme {
   host.appendChild(status);
   var items = Array.prototype.slice.call(document.querySelectorAll("li[data-name]"));
   var sections = Array.prototype.slice.call(document.querySelectorAll("section.letter"));
+  // Names are matched without case or accents: "emile" finds "Émile" (NFKD, marks dropped).
+  function fold(text) {
+    return text.normalize("NFKD").replace(/\p{M}/gu, "").toLocaleLowerCase();
+  }
+  var names = items.map(function (item) {
+    return fold(item.getAttribute("data-name"));
+  });
   input.addEventListener("input", function () {
-    var query = input.value.trim().toLocaleLowerCase();
+    var query = fold(input.value.trim());
     var shown = 0;
-    items.forEach(function (item) {
-      var match = item.getAttribute("data-name").toLocaleLowerCase().indexOf(query) !== -1;
+    items.forEach(function (item, index) {
+      var match = names[index].indexOf(query) !== -1;
       item.hidden = !match;
       if (match) shown += 1;
     });
@@ -362,7 +369,7 @@ p, li { overflow-wrap: anywhere; }
     "index.md": #"""
 # {{labels.tasks}}
 
-{{counts.total}} {{labels.total}} · {{counts.inProgress}} {{labels.inProgress}} · {{counts.complete}} {{labels.complete}}
+{{counts.summary}}
 
 {{#groups}}
 ## {{label}}
@@ -409,7 +416,7 @@ p, li { overflow-wrap: anywhere; }
 </main>
 <footer class="site-footer">
 <div class="wrap">
-<p>{{labels.data}}: {{#data}}<a href="{{url}}">{{name}}</a>{{^last}} · {{/last}}{{/data}}{{#site.generated}} · {{labels.generated}} <time datetime="{{site.generated}}">{{site.generated}}</time>{{/site.generated}}</p>
+<p>{{labels.data}}: {{#data}}<a href="{{url}}">{{name}}</a>{{^last}} · {{/last}}{{/data}}{{#site.generated}} · {{labels.generated}} <time datetime="{{site.generated}}">{{site.generatedDate}}</time>{{/site.generated}}</p>
 </div>
 </footer>
 </body>
@@ -429,7 +436,7 @@ p, li { overflow-wrap: anywhere; }
     "pagination.md": #"""
 ---
 
-{{labels.page}} {{pagination.current}} {{labels.of}} {{pagination.total}}{{#pagination.previous}} · [← {{labels.previous}}]({{pagination.previous}}){{/pagination.previous}}{{#pagination.next}} · [{{labels.next}} →]({{pagination.next}}){{/pagination.next}}
+{{pagination.summary}}{{#pagination.previous}} · [← {{labels.previous}}]({{pagination.previous}}){{/pagination.previous}}{{#pagination.next}} · [{{labels.next}} →]({{pagination.next}}){{/pagination.next}}
 
 {{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/gap}}{{/pagination.pages}}
 
