@@ -202,7 +202,7 @@ public enum Build {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add("sitemap.xml", bytes: sitemap(pages, plan: plan, baseURL: baseURL))
+        try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
@@ -488,24 +488,6 @@ public enum Build {
         _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
       }
     }
-  }
-
-  // MARK: - Data, sitemap
-
-  private static func sitemap(
-    _ pages: [SitePlan.Page], plan: SitePlan, baseURL: String
-  ) -> [UInt8] {
-    var xml = """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-
-      """
-    for page in pages where page != .notFound {
-      let url = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
-      xml += "  <url><loc>\(Escaping.html.escape(url))</loc></url>\n"
-    }
-    xml += "</urlset>\n"
-    return Array(xml.utf8)
   }
 
   /// `SOURCE_DATE_EPOCH` as a UTC date, `2026-11-29`.
