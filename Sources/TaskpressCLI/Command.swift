@@ -16,6 +16,9 @@ enum Command: Equatable {
   case initTheme(directory: String)
   case render(template: String, data: String?, partials: String?)
   case check(site: String)
+  case completions(shell: String)
+  /// `taskpress help --man`: the manual page.
+  case manPage
 
   /// Parses the arguments after the program name.
   ///
@@ -33,6 +36,7 @@ enum Command: Equatable {
       }
       if arguments.count == 2 {
         let topic = arguments[1]
+        if topic == "--man" { return .manPage }
         guard Specs.subcommand(named: topic) != nil else {
           throw unknownSubcommand(topic)
         }
@@ -71,6 +75,19 @@ enum Command: Equatable {
       return .render(
         template: parsed.positionals[0], data: parsed.values["data"],
         partials: parsed.values["partials"])
+    case "completions":
+      let shell = parsed.positionals[0]
+      guard Completions.shells.contains(shell) else {
+        var message = "unknown shell '\(shell)'"
+        if let suggestion = closest(to: shell, in: Completions.shells) {
+          message += "; did you mean '\(suggestion)'?"
+        } else {
+          message +=
+            "; the shells are " + Completions.shells.map { "'\($0)'" }.joined(separator: ", ")
+        }
+        throw UsageError(message, command: spec.name)
+      }
+      return .completions(shell: shell)
     default:
       return .check(site: parsed.positionals.first ?? "site")
     }
