@@ -279,7 +279,7 @@ struct ThemeFolder {
     let context = Self.context()
     var kinds: Set<String> = []
     for page in context.plan.pages {
-      let kind = PageContext.kind(of: page)
+      let kind = PageKind(page).name
       kinds.insert(kind)
       let values = context.values(for: page)
       values["content"] = .string("<p>body</p>")
@@ -287,8 +287,8 @@ struct ThemeFolder {
         TemplateModel.common + (TemplateModel.pages[kind] ?? []) + [TemplateModel.content])
       #expect(Self.differences(.computed(values), shape, at: kind) == [], "\(page)")
     }
-    #expect(kinds == Set(PageRenderer.bodyNames))
-    #expect(Set(TemplateModel.pages.keys) == Set(PageRenderer.bodyNames))
+    #expect(kinds == Set(PageKind.allCases.map(\.name)))
+    #expect(Set(TemplateModel.pages.keys) == Set(PageKind.allCases.map(\.name)))
   }
 
   @Test("the optional names are there on some page of the fixture (so the test above reaches them)")

@@ -55,7 +55,7 @@ struct TemplateCheck {
       guard let file = theme.files[path] else { continue }
       outlines[path] = try TemplateOutline(bytes: file.contents, name: file.displayPath)
     }
-    for kind in PageRenderer.bodyNames {
+    for kind in PageKind.allCases.map(\.name) {
       let path = try theme.bodyTemplate(kind)
       walkFile(path, stack: [.shape(TemplateModel.body(kind))], isLayout: false)
     }
@@ -201,9 +201,9 @@ struct TemplateCheck {
   }
 
   /// The theme file `{{> name}}` in `includer` finds: `name` with the includer's extension,
-  /// then `name` as written (as `ThemePartials` does).
+  /// then `name` as written (as the build's partial resolver does).
   private func partialPath(_ name: String, includedFrom includer: String) -> String? {
-    if let suffix = ThemePartials.fileExtension(of: includer), !name.hasSuffix(suffix),
+    if let suffix = Self.fileExtension(of: includer), !name.hasSuffix(suffix),
       outlines[name + suffix] != nil
     {
       return name + suffix
@@ -212,7 +212,7 @@ struct TemplateCheck {
   }
 
   private func partialSuggestion(_ name: String, _ includer: String) -> String {
-    let suffix = ThemePartials.fileExtension(of: includer) ?? ""
+    let suffix = Self.fileExtension(of: includer) ?? ""
     let names = outlines.keys.filter { $0.hasSuffix(suffix) }.map {
       String($0.dropLast(suffix.count))
     }
@@ -254,7 +254,7 @@ struct TemplateCheck {
     let builtIn = BuiltinTheme.files.keys.filter { !$0.hasPrefix("assets/") }.sorted()
     for path in theme.templatePaths where theme.isUserFile(path) {
       let (base, suffix) = Self.split(path)
-      if PageRenderer.bodyNames.contains(base), suffix == ".md",
+      if PageKind.allCases.contains(where: { $0.name == base }), suffix == ".md",
         theme.isUserFile(base + ".html")
       {
         warnings.append(
@@ -275,9 +275,17 @@ struct TemplateCheck {
     return warnings
   }
 
+  /// The extension of the last part of `path`, dot included (`.html`); nil when it has none or
+  /// the name starts with its only dot.
+  static func fileExtension(of path: String) -> String? {
+    let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    return String(name[dot...])
+  }
+
   /// `todo` and `.md` of `todo.md`.
   private static func split(_ path: String) -> (String, String) {
-    guard let suffix = ThemePartials.fileExtension(of: path) else { return (path, "") }
+    guard let suffix = Self.fileExtension(of: path) else { return (path, "") }
     return (String(path.dropLast(suffix.count)), suffix)
   }
 }

@@ -85,7 +85,7 @@ enum TemplateModel {
   }
 
   /// What the body template of each page kind sees besides `common`, by kind
-  /// (`PageRenderer.bodyNames`).
+  /// (`PageKind.name`).
   static let pages: [String: [Field]] = [
     "index": [
       Field("todos", .list(todo)),
@@ -137,7 +137,7 @@ enum TemplateModel {
 
   /// The top levels the layout sees: one for each page kind, each with `content`.
   static var layout: [Shape] {
-    PageRenderer.bodyNames.map { .object(common + (pages[$0] ?? []) + [content]) }
+    PageKind.allCases.map(\.name).map { .object(common + (pages[$0] ?? []) + [content]) }
   }
 }
 
