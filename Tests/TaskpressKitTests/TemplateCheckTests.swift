@@ -174,11 +174,14 @@ struct ThemeFolder {
       "footer.html": "{{site.title}}",
       "layout.html": "{{{content}}}{{> footer}}",
       "assets/extra.css": "p {}",
+      "label.json": "{}",
     ])
     #expect(
       try theme.check() == [
         "\(theme.path)/tdo.md: overrides no file of the theme and no template includes it; did you"
-          + " mean 'todo.md'?"
+          + " mean 'todo.md'?",
+        "\(theme.path)/label.json: is not used: only templates (.html, .md), labels.json and"
+          + " assets/ are; did you mean 'labels.json'?",
       ])
   }
 

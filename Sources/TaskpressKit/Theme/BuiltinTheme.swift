@@ -543,7 +543,8 @@ they are included (a partial's name is fine when it resolves in any place it is 
 and blocks with what a parent is given. The layout must insert `{{{content}}}` once (a warning
 otherwise), and `{{content}}` with two braces there is an error: it would show every page's HTML
 as text. A file of yours that replaces no file of the theme and that no template includes is a
-warning, with the theme's closest name.
+warning, with the theme's closest name; so is any other file outside `assets/` but
+`labels.json` (a `label.json` is never read).
 
 Pages whose Markdown differs only in its escaped `{{values}}` share one cmark parse: the HTML is
 the same as cmark's, made faster. A page whose text differs (a `{{{raw}}}` value), or a template

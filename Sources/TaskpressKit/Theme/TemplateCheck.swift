@@ -272,6 +272,17 @@ struct TemplateCheck {
       }
       warnings.append(BuildWarning(file: displayPath(path), message: message))
     }
+    // Other files outside `assets/` are not used at all: a misnamed `label.json`, say.
+    let known = builtIn + ["labels.json"]
+    for path in theme.files.keys.sorted() where theme.isUserFile(path) {
+      guard !path.hasPrefix("assets/"), !theme.templatePaths.contains(path), !known.contains(path)
+      else { continue }
+      var message = "is not used: only templates (.html, .md), labels.json and assets/ are"
+      if let suggestion = Suggestion.closest(to: path, in: known) {
+        message += "; did you mean '\(suggestion)'?"
+      }
+      warnings.append(BuildWarning(file: displayPath(path), message: message))
+    }
     return warnings
   }
 
