@@ -100,6 +100,17 @@ struct ThemeFolder {
       ])
   }
 
+  @Test("a partial that includes itself is checked, and the check ends")
+  func recursivePartial() throws {
+    let theme = try ThemeFolder([
+      "nav.html": "{{#nav}}{{> nav}}{{lable}}{{> nav}}{{/nav}}{{^nav}}{{> nav}}{{> nav}}{{/nav}}"
+    ])
+    #expect(
+      try theme.errors() == [
+        "\(theme.path)/nav.html:1:18: unknown variable 'lable'; did you mean 'label'?"
+      ])
+  }
+
   @Test("inheritance: a parent is checked with the blocks given to it, in the caller's context")
   func inheritance() throws {
     let good = try ThemeFolder([

@@ -20,10 +20,20 @@ struct TemplateCheck {
   private var errors: [TagKey: String] = [:]
   /// The theme files a walk reached.
   private var reached: Set<String> = []
+  /// The partials walked with no blocks given, each with the context it was walked in: the
+  /// same partial in the same context finds the same names again, so it is walked once.
+  private var walked: Set<Walk> = []
+
+  private struct Walk: Hashable {
+    var file: String
+    var stack: [Frame]
+    var isLayout: Bool
+  }
   /// `{{{content}}}` (or `{{& content}}`) tags in the layout and its partials.
   private var contentPlacements: Set<TagKey> = []
-  /// Partials nested deeper than this are not followed further (a partial that includes itself).
-  static let maximumDepth = 16
+  /// Partials nested deeper than this are not followed further: a partial that includes itself
+  /// (twice, say) is walked a few hundred times at most, not endlessly.
+  static let maximumDepth = 8
 
   private struct TagKey: Hashable, Comparable {
     var file: String
@@ -37,7 +47,7 @@ struct TemplateCheck {
 
   /// A context frame: a value of a known shape, or one whose name was unknown (everything
   /// resolves in it, so that one mistake is reported once).
-  private enum Frame {
+  private enum Frame: Hashable {
     case shape(TemplateModel.Shape)
     case unknown
   }
@@ -126,6 +136,11 @@ struct TemplateCheck {
         }
         guard depth < Self.maximumDepth, let outline = outlines[partial] else { continue }
         reached.insert(partial)
+        if blocks.isEmpty, tag.kind == .partial,
+          !walked.insert(Walk(file: partial, stack: stack, isLayout: isLayout)).inserted
+        {
+          continue
+        }
         var inner = blocks
         if tag.kind == .parent {
           for child in tag.children where child.kind == .block && inner[child.name] == nil {

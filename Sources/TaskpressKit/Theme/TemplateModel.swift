@@ -3,7 +3,7 @@
 /// `TemplateCheck`), and a test compares it with the values pages are really rendered with.
 enum TemplateModel {
   /// The shape of a value a template can look up.
-  indirect enum Shape: Sendable, Equatable {
+  indirect enum Shape: Sendable, Hashable {
     /// Text, a number or a flag: a section over it shows its content once (or not at all).
     case scalar
     /// An object: its fields, by name.
@@ -13,7 +13,7 @@ enum TemplateModel {
   }
 
   /// A named value of an object.
-  struct Field: Sendable, Equatable {
+  struct Field: Sendable, Hashable {
     var name: String
     var shape: Shape
     /// Absent on some pages or rows (`page.canonical` without `--base-url`, a possession's
