@@ -359,11 +359,10 @@ struct Renderer {
     } else if !asksObjectsForText {
       guard let value = lookUp(program, name) else { return }
       found = value
-    } else if escaping == output.setAside?.escaping {
+    } else if escaping == output.setAsideEscaping {
       // Set aside unescaped, for the place the output has reached; no text, no note.
-      let place = output.setAsideBase + output.count
       let resolved = resolveText(program, range) { bytes in
-        if !bytes.isEmpty { output.setAside?.append(bytes, at: place) }
+        if !bytes.isEmpty { output.noteSetAside(bytes) }
       }
       guard case .value(let value) = resolved else { return }
       found = value
@@ -374,7 +373,7 @@ struct Renderer {
       guard case .value(let value) = resolved else { return }
       found = value
     }
-    if escaping == output.setAside?.escaping {
+    if escaping == output.setAsideEscaping {
       setAside(found, into: &output)
       return
     }
@@ -435,9 +434,8 @@ struct Renderer {
   /// Sets `value`'s text aside, unescaped, in `output.setAside`, for the place the output has
   /// reached; a value with no text is not noted.
   private func setAside(_ value: MustacheValue, into output: inout OutputBuffer) {
-    let place = output.setAsideBase + output.count
     func note(_ bytes: UnsafeBufferPointer<UInt8>) {
-      if !bytes.isEmpty { output.setAside?.append(bytes, at: place) }
+      if !bytes.isEmpty { output.noteSetAside(bytes) }
     }
     switch value {
     case .null, .object, .computed:

@@ -1,5 +1,6 @@
 /// Every variable each template of a theme can see, declared once: `Templates/README.md` in
-/// code. The theme's templates are checked against it when they are loaded (see
+/// code. The rows' names come from the render layer's row types (`TodoValue.Field`, ...); the
+/// rest is declared here. The theme's templates are checked against it when they are loaded (see
 /// `TemplateCheck`), and a test compares it with the values pages are really rendered with.
 enum TemplateModel {
   /// The shape of a value a template can look up.
@@ -36,45 +37,41 @@ enum TemplateModel {
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
-    Field(
-      "page",
-      .object([
-        Field("title"), Field("kind"), Field("file"), Field("canonical", optional: true),
-        Field("script", optional: true),
-      ])),
+    Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
     Field("root"), Field("assets"), Field("home"),
     Field("nav", .list(.object([Field("url"), Field("label"), Field("current")]))),
     Field("data", .list(.object([Field("name"), Field("url"), Field("last")]))),
     Field("labels", .object(Labels.keys.map { Field($0) })),
   ]
 
+  /// The shape of a row type of the render layer, from its `Field` cases (the keys it is
+  /// written with), with the shapes of those that are not text or numbers and the names of
+  /// those that can be absent.
+  private static func row<Row: TemplateField>(
+    _ type: Row.Type, shapes: [String: Shape] = [:], optional: Set<String> = []
+  ) -> Shape {
+    .object(
+      Row.allCases.map {
+        Field($0.rawValue, shapes[$0.rawValue] ?? .scalar, optional: optional.contains($0.rawValue))
+      })
+  }
+
   /// A to-do, wherever one appears.
-  static let todo: Shape = .object([
-    Field("pk"), Field("text"), Field("title"),
-    Field(
-      "priority", .object([Field("label"), Field("level"), Field("number", optional: true)])),
-    Field("complete"), Field("status"), Field("check"), Field("url"),
-  ])
+  static let todo = row(
+    TodoValue.Field.self,
+    shapes: [
+      "priority": .object([Field("label"), Field("level"), Field("number", optional: true)])
+    ])
 
   static let counts: Shape = .object([
     Field("total"), Field("complete"), Field("inProgress"), Field("summary"),
   ])
 
-  static let possession: Shape = .object([
-    Field("id"), Field("name"), Field("title"), Field("text"), Field("description"),
-    Field("url"),
-    Field(
-      "photo",
-      .object([
-        Field("url"), Field("alt"), Field("width"), Field("height"), Field("thumbWidth"),
-        Field("thumbHeight"),
-      ]), optional: true),
-  ])
+  static let possession = row(
+    PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
+    optional: ["photo"])
 
-  static let contact: Shape = .object([
-    Field("id"), Field("name"), Field("title"), Field("text"), Field("address"),
-    Field("phone"), Field("url"),
-  ])
+  static let contact = row(ContactValue.Field.self)
 
   /// `previous`, `next` and `hasNeighbours` of a page of one row.
   private static func neighbours(_ row: Shape) -> [Field] {
