@@ -24,7 +24,8 @@ let package = Package(
       dependencies: ["SQLite", "Mustache", "CCmark"],
       resources: []
     ),
-    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
+    .target(name: "Server"),
+    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
     .testTarget(
@@ -39,6 +40,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite"]),
+    .testTarget(name: "ServerTests", dependencies: ["Server"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,7 @@ enum Command: Equatable {
   case completions(shell: String)
   /// `taskpress help --man`: the manual page.
   case manPage
+  case serve(ParsedArguments)
 
   /// Parses the arguments after the program name.
   ///
@@ -69,6 +70,8 @@ enum Command: Equatable {
     switch spec.name {
     case "build":
       return .build(parsed)
+    case "serve":
+      return .serve(parsed)
     case "init":
       return .initTheme(directory: parsed.positionals.first ?? ".")
     case "render":

@@ -83,6 +83,10 @@ enum Configuration {
     }
     let text: String
     switch entry.value.value {
+    case .object(let members) where mappingFields[key] != nil:
+      try applyMapping(
+        key: key, fields: mappingValues(members), file: at, base: base, to: &options)
+      return
     case .string(let string) where spec.takesValue:
       text = isPath(key) && !string.isEmpty ? join(base, string) : string
     case .int(let integer) where spec.takesValue:
@@ -96,11 +100,33 @@ enum Configuration {
     try apply(name: key, value: text, source: source, to: &options)
   }
 
+  /// A source's object in `taskpress.json` as `applyMapping` reads it (a later member wins).
+  private static func mappingValues(_ members: [JSONElement.Member]) -> [String: MappingField] {
+    var fields: [String: MappingField] = [:]
+    for member in members {
+      switch member.value.value {
+      case .string(let text): fields[member.key] = .string(text)
+      case .object(let inner):
+        var strings: [String: String]? = [:]
+        for field in inner {
+          guard case .string(let text) = field.value.value else {
+            strings = nil
+            break
+          }
+          strings?[field.key] = text
+        }
+        fields[member.key] = strings.map(MappingField.strings) ?? .other
+      default: fields[member.key] = .other
+      }
+    }
+    return fields
+  }
+
   private static func isPath(_ key: String) -> Bool {
     ["todos", "possessions", "contacts", "templates", "output", "report"].contains(key)
   }
 
-  private static func apply(
+  static func apply(
     name: String, value: String, source: String, to options: inout BuildOptions
   ) throws(UsageError) {
     func nonEmpty() throws(UsageError) -> String {
@@ -152,7 +178,7 @@ enum Configuration {
     path.hasPrefix("/") ? path : join(directory, path)
   }
 
-  private static func join(_ base: String, _ path: String) -> String {
+  static func join(_ base: String, _ path: String) -> String {
     if path.hasPrefix("/") || base.isEmpty || base == "." { return path }
     return normalize(base + "/" + path)
   }

@@ -79,6 +79,10 @@ public enum TaskpressCLI {
     case .manPage:
       io.out(ManPage.text())
       return ExitStatus.success
+    case .serve(let parsed):
+      let signals = SignalGuard()
+      defer { signals.restore() }
+      return ServeCommand.run(parsed, io: io)
     }
   }
 }

@@ -70,7 +70,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",
-        "build init render check completions help --help -h --version",
+        "build init render check serve completions help --help -h --version",
         "build",
         "--config --todos --possessions --contacts --templates --output --base-url --locale"
           + " --page-size --pretty-urls --jobs --strict --quiet --report --help",
@@ -78,7 +78,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "en ja",
         "site",
         "--help -h bash zsh fish",
-        "build init render check completions",
+        "build init render check serve completions",
         "",
       ])
   }
@@ -101,7 +101,8 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
       let words = offered?.output.split(separator: "\n").map { $0.split(separator: "\t")[0] }
       #expect(
         words == [
-          "build", "check", "completions", "help", "init", "render", "--locale", "en", "ja",
+          "build", "check", "completions", "help", "init", "render", "serve", "--locale", "en",
+          "ja",
         ])
     }
   }
