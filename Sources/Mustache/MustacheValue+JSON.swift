@@ -16,14 +16,76 @@ extension MustacheValue {
   ///
   /// - Throws: ``JSONError`` naming the line and column of the first mistake.
   public init(json: String) throws(JSONError) {
-    var parser = JSONParser(bytes: Array(json.utf8))
-    self = try parser.parseDocument()
+    self = try JSONElement(jsonBytes: Array(json.utf8)).mustacheValue
   }
 
   /// Parses JSON from UTF-8 bytes; see ``init(json:)``.
   public init(jsonBytes: [UInt8]) throws(JSONError) {
+    self = try JSONElement(jsonBytes: jsonBytes).mustacheValue
+  }
+}
+
+/// A JSON value with the line and column it starts at, and its objects' keys in order with
+/// theirs: for a tool that reports a mistake in a JSON file where it is (a config file, a
+/// table of labels). ``MustacheValue/init(json:)`` reads JSON through it.
+public struct JSONElement: Sendable, Equatable {
+  /// A JSON value.
+  public indirect enum Value: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// An integer that fits in 64 bits.
+    case int(Int64)
+    /// A number with a fraction or an exponent, or too large for 64 bits.
+    case double(Double)
+    case string(String)
+    case array([JSONElement])
+    /// The members in the order the text has them, a repeated key included.
+    case object([Member])
+  }
+
+  /// One `"key": value` of an object.
+  public struct Member: Sendable, Equatable {
+    public var key: String
+    /// Where the key's opening quote is.
+    public var line: Int
+    public var column: Int
+    public var value: JSONElement
+  }
+
+  public var value: Value
+  /// The 1-based line where the value starts.
+  public var line: Int
+  /// The 1-based column (in Unicode scalars) where the value starts.
+  public var column: Int
+
+  /// Parses JSON from UTF-8 bytes (RFC 8259; a leading byte-order mark is skipped).
+  ///
+  /// - Throws: ``JSONError`` naming the line and column of the first mistake.
+  public init(jsonBytes: [UInt8]) throws(JSONError) {
     var parser = JSONParser(bytes: jsonBytes)
     self = try parser.parseDocument()
+  }
+
+  init(value: Value, line: Int, column: Int) {
+    self.value = value
+    self.line = line
+    self.column = column
+  }
+
+  /// The value as template data: an object's later member wins over an earlier one of the
+  /// same key.
+  public var mustacheValue: MustacheValue {
+    switch value {
+    case .null: .null
+    case .bool(let flag): .bool(flag)
+    case .int(let number): .int(number)
+    case .double(let number): .double(number)
+    case .string(let text): .string(text)
+    case .array(let elements): .array(elements.map(\.mustacheValue))
+    case .object(let members):
+      .object(
+        Dictionary(members.map { ($0.key, $0.value.mustacheValue) }, uniquingKeysWith: { $1 }))
+    }
   }
 }
 
@@ -32,16 +94,23 @@ private struct JSONParser {
   let bytes: [UInt8]
   var position = 0
   var depth = 0
+  /// The line of `position` and where that line starts: line breaks are only ever skipped as
+  /// whitespace (a string cannot hold one), so they are counted there.
+  var line = 1
+  var lineStart = 0
   /// Deeper documents are rejected rather than risking the stack.
   static let maximumDepth = 512
 
   init(bytes: [UInt8]) {
     self.bytes = bytes
     // A byte-order mark is not JSON, but editors write it.
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+      position = 3
+      lineStart = 3
+    }
   }
 
-  mutating func parseDocument() throws(JSONError) -> MustacheValue {
+  mutating func parseDocument() throws(JSONError) -> JSONElement {
     skipWhitespace()
     let value = try parseValue()
     skipWhitespace()
@@ -51,61 +120,76 @@ private struct JSONParser {
     return value
   }
 
-  mutating func parseValue() throws(JSONError) -> MustacheValue {
-    guard position < bytes.count else { throw error("unexpected end of input") }
-    switch bytes[position] {
-    case UInt8(ascii: "{"): return try parseObject()
-    case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "t"):
-      try expectWord("true")
-      return .bool(true)
-    case UInt8(ascii: "f"):
-      try expectWord("false")
-      return .bool(false)
-    case UInt8(ascii: "n"):
-      try expectWord("null")
-      return .null
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-    default: throw error("unexpected \(describeCurrent())")
+  /// The line and column of `position`.
+  func place() -> (line: Int, column: Int) {
+    var column = 1
+    var index = lineStart
+    while index < position && index < bytes.count {
+      if bytes[index] & 0xC0 != 0x80 { column += 1 }
+      index += 1
     }
+    return (line, column)
   }
 
-  mutating func parseObject() throws(JSONError) -> MustacheValue {
+  mutating func parseValue() throws(JSONError) -> JSONElement {
+    guard position < bytes.count else { throw error("unexpected end of input") }
+    let (line, column) = place()
+    let value: JSONElement.Value
+    switch bytes[position] {
+    case UInt8(ascii: "{"): value = try parseObject()
+    case UInt8(ascii: "["): value = try parseArray()
+    case UInt8(ascii: "\""): value = .string(try parseString())
+    case UInt8(ascii: "t"):
+      try expectWord("true")
+      value = .bool(true)
+    case UInt8(ascii: "f"):
+      try expectWord("false")
+      value = .bool(false)
+    case UInt8(ascii: "n"):
+      try expectWord("null")
+      value = .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = try parseNumber()
+    default: throw error("unexpected \(describeCurrent())")
+    }
+    return JSONElement(value: value, line: line, column: column)
+  }
+
+  mutating func parseObject() throws(JSONError) -> JSONElement.Value {
     try enter()
     position += 1
-    var object: [String: MustacheValue] = [:]
+    var members: [JSONElement.Member] = []
     skipWhitespace()
     if peek() == UInt8(ascii: "}") {
       position += 1
       depth -= 1
-      return .object(object)
+      return .object(members)
     }
     while true {
       skipWhitespace()
       guard peek() == UInt8(ascii: "\"") else { throw error("expected a string key") }
+      let (line, column) = place()
       let key = try parseString()
       skipWhitespace()
       guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
       position += 1
       skipWhitespace()
-      object[key] = try parseValue()
+      members.append(.init(key: key, line: line, column: column, value: try parseValue()))
       skipWhitespace()
       switch peek() {
       case UInt8(ascii: ","): position += 1
       case UInt8(ascii: "}"):
         position += 1
         depth -= 1
-        return .object(object)
+        return .object(members)
       default: throw error("expected ',' or '}' in an object")
       }
     }
   }
 
-  mutating func parseArray() throws(JSONError) -> MustacheValue {
+  mutating func parseArray() throws(JSONError) -> JSONElement.Value {
     try enter()
     position += 1
-    var array: [MustacheValue] = []
+    var array: [JSONElement] = []
     skipWhitespace()
     if peek() == UInt8(ascii: "]") {
       position += 1
@@ -208,7 +292,7 @@ private struct JSONParser {
     return value
   }
 
-  mutating func parseNumber() throws(JSONError) -> MustacheValue {
+  mutating func parseNumber() throws(JSONError) -> JSONElement.Value {
     let start = position
     var isInteger = true
     if peek() == UInt8(ascii: "-") { position += 1 }
@@ -260,7 +344,11 @@ private struct JSONParser {
   mutating func skipWhitespace() {
     while position < bytes.count {
       switch bytes[position] {
-      case 0x20, 0x09, 0x0A, 0x0D: position += 1
+      case 0x0A:
+        position += 1
+        line += 1
+        lineStart = position
+      case 0x20, 0x09, 0x0D: position += 1
       default: return
       }
     }
@@ -289,16 +377,7 @@ private struct JSONParser {
   }
 
   func error(_ message: String) -> JSONError {
-    var line = 1
-    var column = 1
-    for byte in bytes[0..<min(position, bytes.count)] {
-      if byte == 0x0A {
-        line += 1
-        column = 1
-      } else if byte & 0xC0 != 0x80 {
-        column += 1
-      }
-    }
+    let (line, column) = place()
     return JSONError(message: message, line: line, column: column)
   }
 }

@@ -66,7 +66,7 @@ struct Parser {
 
   // MARK: - Scanner
 
-  private struct Scanner {
+  struct Scanner {
     let parser: Parser
     var tokens: [Token] = []
     var openDelimiter: [UInt8] = Array("{{".utf8)

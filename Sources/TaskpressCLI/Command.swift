@@ -16,6 +16,9 @@ enum Command: Equatable {
   case initTheme(directory: String)
   case render(template: String, data: String?, partials: String?)
   case check(site: String)
+  case completions(shell: String)
+  /// `taskpress help --man`: the manual page.
+  case manPage
   case serve(ParsedArguments)
 
   /// Parses the arguments after the program name.
@@ -34,6 +37,7 @@ enum Command: Equatable {
       }
       if arguments.count == 2 {
         let topic = arguments[1]
+        if topic == "--man" { return .manPage }
         guard Specs.subcommand(named: topic) != nil else {
           throw unknownSubcommand(topic)
         }
@@ -44,14 +48,7 @@ enum Command: Equatable {
       break
     }
     if first.hasPrefix("-") {
-      let known = ["--help", "--version"]
-      var message = "unknown option '\(first)'"
-      if let suggestion = closest(to: first, in: known) {
-        message += "; did you mean '\(suggestion)'?"
-      } else {
-        message += "; a subcommand comes first, e.g. 'taskpress build \(first)'"
-      }
-      throw UsageError(message)
+      throw UsageError("unknown option '\(first)'" + topLevelHint(first))
     }
     guard let spec = Specs.subcommand(named: first) else {
       throw unknownSubcommand(first)
@@ -81,9 +78,54 @@ enum Command: Equatable {
       return .render(
         template: parsed.positionals[0], data: parsed.values["data"],
         partials: parsed.values["partials"])
+    case "completions":
+      let shell = parsed.positionals[0]
+      guard Completions.shells.contains(shell) else {
+        var message = "unknown shell '\(shell)'"
+        if let suggestion = closest(to: shell, in: Completions.shells) {
+          message += "; did you mean '\(suggestion)'?"
+        } else {
+          message +=
+            "; the shells are " + Completions.shells.map { "'\($0)'" }.joined(separator: ", ")
+        }
+        throw UsageError(message, command: spec.name)
+      }
+      return .completions(shell: shell)
     default:
       return .check(site: parsed.positionals.first ?? "site")
     }
+  }
+
+  /// What to say of an option given before any subcommand; it names only commands and
+  /// options that exist.
+  static func topLevelHint(_ option: String) -> String {
+    let known = ["--help", "--version"]
+    if let suggestion = closest(to: option, in: known) {
+      return "; did you mean '\(suggestion)'?"
+    }
+    // `-v` for `--version`.
+    if option.count == 2, let letter = option.last,
+      let long = known.first(where: { $0.dropFirst(2).first == letter })
+    {
+      return "; did you mean '\(long)'?"
+    }
+    let name = option.drop { $0 == "-" }.split(separator: "=", maxSplits: 1).first.map(String.init)
+    for spec in Specs.all {
+      let found =
+        option.hasPrefix("--")
+        ? spec.option(named: name ?? "")
+        : option.count == 2 ? option.last.flatMap(spec.option(short:)) : nil
+      if let found, found.name != "help" {
+        return "; options come after the subcommand, e.g. 'taskpress \(spec.name) --\(found.name)'"
+      }
+    }
+    for spec in Specs.all {
+      let names = spec.options.filter { $0.name != "help" }.map { "--" + $0.name }
+      if let suggestion = closest(to: option, in: names) {
+        return "; did you mean 'taskpress \(spec.name) \(suggestion)'?"
+      }
+    }
+    return "; a subcommand comes first: see 'taskpress --help'"
   }
 
   private static func unknownSubcommand(_ name: String) -> UsageError {

@@ -10,6 +10,8 @@ struct OptionSpec: Sendable {
   var help: String
   /// Shown as `(default: ...)`.
   var defaultText: String?
+  /// Values a shell offers to complete the option's value with.
+  var choices: [String] = []
 
   var takesValue: Bool { valueName != nil }
 }
@@ -19,6 +21,8 @@ struct ArgumentSpec: Sendable {
   var name: String
   var optional: Bool
   var help: String
+  /// Values a shell offers to complete the argument with.
+  var choices: [String] = []
 }
 
 /// A subcommand: its name, what it does, its arguments and options.
@@ -65,7 +69,9 @@ enum Specs {
         name: "base-url", valueName: "<url>",
         help: "Absolute URL of the published site; adds canonical links and sitemap.xml."),
       OptionSpec(
-        name: "locale", valueName: "<en|ja>", help: "Language of the labels.", defaultText: "en"),
+        name: "locale", valueName: "<tag>",
+        help: "Language of the labels: en, ja, or a locale of the templates' labels.json.",
+        defaultText: "en", choices: ["en", "ja"]),
       OptionSpec(
         name: "page-size", valueName: "<n>", help: "To-dos per index page; 0 for one page.",
         defaultText: "100"),
@@ -122,6 +128,15 @@ enum Specs {
     ],
     options: [help])
 
+  static let completions = SubcommandSpec(
+    name: "completions",
+    overview: "Print a completion script for a shell.",
+    arguments: [
+      ArgumentSpec(
+        name: "shell", optional: false, help: "bash, zsh or fish.", choices: Completions.shells)
+    ],
+    options: [help])
+
   static let serve = SubcommandSpec(
     name: "serve",
     overview: "Build, serve on 127.0.0.1, rebuild and reload the open pages on every change.",
@@ -141,7 +156,7 @@ enum Specs {
 
   static let help = OptionSpec(name: "help", short: "h", help: "Show help information.")
 
-  static let all = [build, initTheme, render, check, serve]
+  static let all = [build, initTheme, render, check, serve, completions]
 
   static func subcommand(named name: String) -> SubcommandSpec? {
     all.first { $0.name == name }

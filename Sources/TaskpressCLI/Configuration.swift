@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import TaskpressKit
 
 /// Merges `taskpress.json` (or `--config FILE`) under the flags of `taskpress build`.
@@ -17,8 +18,17 @@ enum Configuration {
     if explicit != nil || FileManager.default.fileExists(atPath: fullPath) {
       let entries = try readConfig(displayPath: configPath, fullPath: fullPath)
       let base = (configPath as NSString).deletingLastPathComponent
-      for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-        try apply(key: key, json: value, file: configPath, base: base, to: &options)
+      // Every mistake in the file is reported in one run, in the order of the file.
+      var problems: [String] = []
+      for entry in entries {
+        do {
+          try apply(entry, file: configPath, base: base, to: &options)
+        } catch {
+          problems.append(error.message)
+        }
+      }
+      if !problems.isEmpty {
+        throw UsageError(problems.joined(separator: "\nerror: "))
       }
     }
     for (name, value) in parsed.values.sorted(by: { $0.key < $1.key }) where name != "config" {
@@ -35,37 +45,9 @@ enum Configuration {
     Specs.build.options.map(\.name).filter { $0 != "config" && $0 != "help" }
   }
 
-  /// One value of `taskpress.json`.
-  private enum ConfigValue: Decodable {
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-    case string(String)
-    /// A source's file with its table, columns and filter (see `Configuration+Mapping.swift`).
-    case mapping([String: MappingField])
-    case other
-
-    init(from decoder: Decoder) throws {
-      let container = try decoder.singleValueContainer()
-      if let value = try? container.decode(Bool.self) {
-        self = .bool(value)
-      } else if let value = try? container.decode(Int.self) {
-        self = .integer(value)
-      } else if let value = try? container.decode(Double.self) {
-        self = .number(value)
-      } else if let value = try? container.decode(String.self) {
-        self = .string(value)
-      } else if let value = try? container.decode([String: MappingField].self) {
-        self = .mapping(value)
-      } else {
-        self = .other
-      }
-    }
-  }
-
   private static func readConfig(
     displayPath: String, fullPath: String
-  ) throws(UsageError) -> [String: ConfigValue] {
+  ) throws(UsageError) -> [JSONElement.Member] {
     guard let data = FileManager.default.contents(atPath: fullPath) else {
       var isFolder: ObjCBool = false
       let exists = FileManager.default.fileExists(atPath: fullPath, isDirectory: &isFolder)
@@ -76,21 +58,29 @@ enum Configuration {
             ? "\(displayPath): is a folder; give '--config' the path of a JSON file"
             : "\(displayPath): cannot read the config file; check its permissions")
     }
+    let document: JSONElement
     do {
-      return try JSONDecoder().decode([String: ConfigValue].self, from: data)
-    } catch DecodingError.typeMismatch {
-      throw UsageError("\(displayPath): expected a JSON object of options")
+      document = try JSONElement(jsonBytes: [UInt8](data))
     } catch {
-      throw UsageError("\(displayPath): not valid JSON")
+      throw UsageError(
+        "\(displayPath):\(error.line):\(error.column): not valid JSON: \(error.message)")
     }
+    guard case .object(let members) = document.value else {
+      throw UsageError(
+        "\(displayPath):\(document.line):\(document.column): expected a JSON object of options,"
+          + " e.g. {\"todos\": \"todo.sqlite\"}")
+    }
+    return members
   }
 
   private static func apply(
-    key: String, json: ConfigValue, file: String, base: String, to options: inout BuildOptions
+    _ entry: JSONElement.Member, file: String, base: String, to options: inout BuildOptions
   ) throws(UsageError) {
-    let source = "\(file): key '\(key)'"
+    let key = entry.key
+    let at = "\(file):\(entry.line):\(entry.column)"
+    let source = "\(at): key '\(key)'"
     guard let spec = Specs.build.option(named: key), keys.contains(key) else {
-      var message = "\(file): unknown key '\(key)'"
+      var message = "\(at): unknown key '\(key)'"
       if let suggestion = closest(to: key, in: keys) {
         message += "; did you mean '\(suggestion)'?"
       } else {
@@ -99,13 +89,14 @@ enum Configuration {
       throw UsageError(message)
     }
     let text: String
-    switch json {
-    case .mapping(let fields) where mappingFields[key] != nil:
-      try applyMapping(key: key, fields: fields, file: file, base: base, to: &options)
+    switch entry.value.value {
+    case .object(let members) where mappingFields[key] != nil:
+      try applyMapping(
+        key: key, fields: mappingValues(members), file: at, base: base, to: &options)
       return
     case .string(let string) where spec.takesValue:
       text = isPath(key) && !string.isEmpty ? join(base, string) : string
-    case .integer(let integer) where spec.takesValue:
+    case .int(let integer) where spec.takesValue:
       text = String(integer)
     case .bool(let flag) where !spec.takesValue:
       text = flag ? "true" : "false"
@@ -114,6 +105,28 @@ enum Configuration {
       throw UsageError("\(source): expected \(expected)")
     }
     try apply(name: key, value: text, source: source, to: &options)
+  }
+
+  /// A source's object in `taskpress.json` as `applyMapping` reads it (a later member wins).
+  private static func mappingValues(_ members: [JSONElement.Member]) -> [String: MappingField] {
+    var fields: [String: MappingField] = [:]
+    for member in members {
+      switch member.value.value {
+      case .string(let text): fields[member.key] = .string(text)
+      case .object(let inner):
+        var strings: [String: String]? = [:]
+        for field in inner {
+          guard case .string(let text) = field.value.value else {
+            strings = nil
+            break
+          }
+          strings?[field.key] = text
+        }
+        fields[member.key] = strings.map(MappingField.strings) ?? .other
+      default: fields[member.key] = .other
+      }
+    }
+    return fields
   }
 
   private static func isPath(_ key: String) -> Bool {
@@ -144,7 +157,9 @@ enum Configuration {
       options.baseURL = value
     case "locale":
       guard let locale = BuildOptions.Locale(rawValue: value) else {
-        throw UsageError("\(source): invalid value '\(value)': expected 'en' or 'ja'")
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected a language tag such as 'en', 'ja' or"
+            + " 'de' (built in: 'en', 'ja'; others from labels.json)")
       }
       options.locale = locale
     case "page-size":

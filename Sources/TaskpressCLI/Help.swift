@@ -18,7 +18,10 @@ enum Help {
     for spec in Specs.all {
       lines.append(row(spec.name, spec.overview))
     }
-    lines += ["", "  See 'taskpress help <subcommand>' for detailed help.", ""]
+    lines += [
+      "", "  See 'taskpress help <subcommand>' for detailed help,",
+      "  'taskpress help --man' for the manual page.", "",
+    ]
     return lines.joined(separator: "\n")
   }
 

@@ -22,7 +22,8 @@ struct RenderCommand {
       do {
         value = try MustacheValue(jsonBytes: Self.read(data))
       } catch let error as JSONError {
-        throw RenderCommandError("\(data): not valid JSON: \(error)")
+        throw RenderCommandError(
+          "\(data):\(error.line):\(error.column): not valid JSON: \(error.message)")
       }
     }
     let parsed = try Template(bytes: source, name: template)

@@ -73,6 +73,12 @@ public enum TaskpressCLI {
       }
     case .check(let site):
       return CheckCommand.run(site: site, io: io)
+    case .completions(let shell):
+      io.out(Completions.script(for: shell) ?? "")
+      return ExitStatus.success
+    case .manPage:
+      io.out(ManPage.text())
+      return ExitStatus.success
     case .serve(let parsed):
       let signals = SignalGuard()
       defer { signals.restore() }

@@ -18,11 +18,18 @@
   host.appendChild(status);
   var items = Array.prototype.slice.call(document.querySelectorAll("li[data-name]"));
   var sections = Array.prototype.slice.call(document.querySelectorAll("section.letter"));
+  // Names are matched without case or accents: "emile" finds "Émile" (NFKD, marks dropped).
+  function fold(text) {
+    return text.normalize("NFKD").replace(/\p{M}/gu, "").toLocaleLowerCase();
+  }
+  var names = items.map(function (item) {
+    return fold(item.getAttribute("data-name"));
+  });
   input.addEventListener("input", function () {
-    var query = input.value.trim().toLocaleLowerCase();
+    var query = fold(input.value.trim());
     var shown = 0;
-    items.forEach(function (item) {
-      var match = item.getAttribute("data-name").toLocaleLowerCase().indexOf(query) !== -1;
+    items.forEach(function (item, index) {
+      var match = names[index].indexOf(query) !== -1;
       item.hidden = !match;
       if (match) shown += 1;
     });

@@ -131,7 +131,11 @@ func makeTemporaryFolder() throws -> String {
       ),
       (["--page-size=-1"], "'--page-size': invalid value '-1': expected a whole number, 0 or more"),
       (["--jobs", "0"], "'--jobs': invalid value '0': expected a whole number from 1 to 1024"),
-      (["--locale", "fr"], "'--locale': invalid value 'fr': expected 'en' or 'ja'"),
+      (
+        ["--locale", "fr_FR"],
+        "'--locale': invalid value 'fr_FR': expected a language tag such as 'en', 'ja' or 'de'"
+          + " (built in: 'en', 'ja'; others from labels.json)"
+      ),
       (
         ["--base-url", "example.com"],
         "'--base-url': invalid value 'example.com': expected an absolute http:// or https:// URL"
@@ -198,15 +202,18 @@ func makeTemporaryFolder() throws -> String {
   @Test(
     "bad config files name the file and the key",
     arguments: [
-      (#"{"ouptut": "x"}"#, "taskpress.json: unknown key 'ouptut'; did you mean 'output'?"),
+      (#"{"ouptut": "x"}"#, "taskpress.json:1:2: unknown key 'ouptut'; did you mean 'output'?"),
       (
         #"{"page-size": "ten"}"#,
-        "taskpress.json: key 'page-size': invalid value 'ten': expected a whole number, 0 or more"
+        "taskpress.json:1:2: key 'page-size': invalid value 'ten': expected a whole number, 0 or more"
       ),
-      (#"{"strict": "yes"}"#, "taskpress.json: key 'strict': expected true or false"),
-      (#"{"jobs": 1.5}"#, "taskpress.json: key 'jobs': expected a string or a whole number"),
-      (#"[1, 2]"#, "taskpress.json: expected a JSON object of options"),
-      (#"{"todos": "#, "taskpress.json: not valid JSON"),
+      (#"{"strict": "yes"}"#, "taskpress.json:1:2: key 'strict': expected true or false"),
+      (#"{"jobs": 1.5}"#, "taskpress.json:1:2: key 'jobs': expected a string or a whole number"),
+      (
+        #"[1, 2]"#,
+        #"taskpress.json:1:1: expected a JSON object of options, e.g. {"todos": "todo.sqlite"}"#
+      ),
+      (#"{"todos": "#, "taskpress.json:1:11: not valid JSON: unexpected end of input"),
     ])
   func badConfig(config: String, message: String) throws {
     let folder = try makeTemporaryFolder()

@@ -139,23 +139,23 @@ import Testing
     arguments: [
       (
         #"{"todos": {"file": "app.db", "tabel": "tasks"}}"#,
-        "error: taskpress.json: key 'todos': unknown key 'tabel'; did you mean 'table'? (the keys are 'file', 'table', 'columns', 'where')\n"
+        "error: taskpress.json:1:2: key 'todos': unknown key 'tabel'; did you mean 'table'? (the keys are 'file', 'table', 'columns', 'where')\n"
       ),
       (
         #"{"todos": {"file": "app.db", "columns": {"titel": "title"}}}"#,
-        "error: taskpress.json: key 'todos': unknown field 'titel' in \"columns\" (the fields are 'pk', 'text', 'priority', 'complete', 'due')\n"
+        "error: taskpress.json:1:2: key 'todos': unknown field 'titel' in \"columns\" (the fields are 'pk', 'text', 'priority', 'complete', 'due')\n"
       ),
       (
         #"{"contacts": {"file": "app.db", "columns": {"phon": "tel"}}}"#,
-        "error: taskpress.json: key 'contacts': unknown field 'phon' in \"columns\"; did you mean 'phone'? (the fields are 'id', 'name', 'address', 'phone')\n"
+        "error: taskpress.json:1:2: key 'contacts': unknown field 'phon' in \"columns\"; did you mean 'phone'? (the fields are 'id', 'name', 'address', 'phone')\n"
       ),
       (
         #"{"todos": {"table": "tasks"}}"#,
-        "error: taskpress.json: key 'todos': \"file\" is missing: the database to read\n"
+        "error: taskpress.json:1:2: key 'todos': \"file\" is missing: the database to read\n"
       ),
       (
         #"{"todos": {"file": "app.db", "columns": "title"}}"#,
-        "error: taskpress.json: key 'todos': \"columns\" must be an object of strings, e.g. {\"text\": \"title\"}\n"
+        "error: taskpress.json:1:2: key 'todos': \"columns\" must be an object of strings, e.g. {\"text\": \"title\"}\n"
       ),
     ])
   func mistakes(config: String, message: String) throws {

@@ -63,7 +63,7 @@ import Testing
     }
     #expect(
       error?.description
-        == "\(folder.path)/data.json: not valid JSON: line 3, column 1: expected a string key")
+        == "\(folder.path)/data.json:3:1: not valid JSON: expected a string key")
   }
 
   @Test("a template error names the template, line and column") func templateError() throws {

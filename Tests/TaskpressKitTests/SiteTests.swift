@@ -484,7 +484,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     let theme = site.folder + "/theme"
     try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
     let board =
-      Array("<p>Board \u{00E9} ".utf8) + [0xFF, 0xC3] + Array("{{todos.0.text}}</p>\n".utf8)
+      Array("<p>Board \u{00E9} ".utf8) + [0xFF, 0xC3] + Array("{{labels.board}}</p>\n".utf8)
     try Data(board).write(to: URL(fileURLWithPath: theme + "/board.html"))
     var options = BuildOptions()
     options.todos = try site.database(
@@ -515,7 +515,10 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(try site.page("board.html").contains("<h1>Kanban</h1>"))
     try #"{"en": {"bored": "x"}}"#.write(
       toFile: theme + "/labels.json", atomically: true, encoding: .utf8)
-    #expect(throws: ThemeError("\(theme)/labels.json: unknown label 'bored' in 'en'")) {
+    #expect(
+      throws: ThemeError(
+        "\(theme)/labels.json:1:9: unknown label 'bored' in 'en'; did you mean 'board'?")
+    ) {
       try site.build(options)
     }
   }

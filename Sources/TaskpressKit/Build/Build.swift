@@ -62,7 +62,10 @@ public enum Build {
   ) throws -> BuildSummary {
     let started = ContinuousClock.now
     let theme = try Theme.load(overrides: options.templates)
-    let labels = try theme.labels(options.locale)
+    let (labels, labelWarnings) = try theme.labels(options.locale)
+    // Every template is checked against the variables it can see before anything is read.
+    var checker = TemplateCheck(theme: theme)
+    let themeWarnings = try checker.run() + labelWarnings
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
@@ -161,13 +164,13 @@ public enum Build {
     }
     reading.wait()
     // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
-    var warnings: [BuildWarning] = []
+    var warnings = themeWarnings
     if let result = todoResult.withLock({ $0.take() }) {
       let loaded = try result.get()
       data.todos = loaded.todos
       data.hasTodos = true
       data.hasDueDates = options.mapping.todos.columns["due"] != nil
-      warnings = loaded.warnings
+      warnings += loaded.warnings
     }
     if let otherError { throw otherError }
     warnings += possessionWarnings + contactWarnings

@@ -1,9 +1,32 @@
 /// Everything `taskpress build` needs to know, after flags and `taskpress.json` are merged.
 public struct BuildOptions: Sendable, Equatable {
-  /// The labels' language.
-  public enum Locale: String, Sendable, CaseIterable {
-    case en
-    case ja
+  /// The labels' language: a BCP 47 language tag (`en`, `ja`, `de`, `pt-BR`) that has a table
+  /// of labels, built in or in the theme's `labels.json`; it is also the pages' `<html lang>`.
+  public struct Locale: RawRepresentable, Sendable, Hashable {
+    /// The tag as given.
+    public let rawValue: String
+
+    /// A tag of letters and digits in parts of 1 to 8 separated by `-`, the first of 2 or 3
+    /// letters (`en`, `de-CH`, `zh-Hant-TW`); nil for anything else.
+    public init?(rawValue: String) {
+      let parts = rawValue.split(separator: "-", omittingEmptySubsequences: false)
+      guard let first = parts.first, (2...3).contains(first.count),
+        first.allSatisfy({ $0.isASCII && $0.isLetter }),
+        parts.allSatisfy({
+          (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        })
+      else { return nil }
+      self.rawValue = rawValue
+    }
+
+    private init(known: String) {
+      rawValue = known
+    }
+
+    /// English, the default.
+    public static let en = Locale(known: "en")
+    /// Japanese.
+    public static let ja = Locale(known: "ja")
   }
 
   /// The to-do database (`todo` table).

@@ -55,6 +55,14 @@ extension PageContext {
       "total": .int(Int64(plan.todos.count)),
       "complete": .int(Int64(plan.completeCount)),
       "inProgress": .int(Int64(plan.todos.count - plan.completeCount)),
+      "summary": .string(
+        labels.format(
+          "countsSummary",
+          [
+            "total": "\(plan.todos.count)",
+            "inProgress": "\(plan.todos.count - plan.completeCount)",
+            "complete": "\(plan.completeCount)",
+          ])),
     ])
   }
 
@@ -83,6 +91,8 @@ extension PageContext {
       "current": .int(Int64(number)),
       "total": .int(Int64(plan.pageCount)),
       "hasMultiple": .bool(plan.pageCount > 1),
+      "summary": .string(
+        labels.format("pageOf", ["current": "\(number)", "total": "\(plan.pageCount)"])),
       "pages": .array(
         Self.pageWindow(current: number, total: plan.pageCount).map { page in
           guard let page else { return .computed(["gap": true] as Fields) }
@@ -147,10 +157,9 @@ extension PageContext {
     ])
   }
 
-  /// The upper-cased first character of a name, or `#` when it does not start with a letter.
+  /// The letter a name is filed under (see `ContactName`), or `#`.
   static func initial(of name: String) -> String {
-    guard let first = name.first, first.isLetter else { return "#" }
-    return first.uppercased()
+    ContactName.initial(of: name)
   }
 
   /// An id-safe name for a letter: ASCII letters as they are, anything else as its code points.

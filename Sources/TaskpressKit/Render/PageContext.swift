@@ -52,7 +52,10 @@ struct PageContext: Sendable {
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if noindex { site["noindex"] = true }
-    if let generated { site["generated"] = .string(generated) }
+    if let generated {
+      site["generated"] = .string(generated)
+      site["generatedDate"] = .string(labels.date(iso: generated))
+    }
     siteValue = .object(site)
     folders = Self.makeFolders(self)
   }
@@ -61,7 +64,9 @@ struct PageContext: Sendable {
   func title(of page: SitePlan.Page) -> String {
     switch page {
     case .index(let number):
-      number == 1 ? labels["tasks"] : "\(labels["tasks"]) · \(labels["page"]) \(number)"
+      number == 1
+        ? labels["tasks"]
+        : "\(labels["tasks"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     case .board: labels["board"]
     case .todo(let position):
       nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")

@@ -116,7 +116,9 @@ struct PhotoValue: TemplateRow {
       sink.text({ links.photo(photo.path) }, bytes: { _ = links.photo(photo.path, body) })
     case .alt:
       sink.text(
-        name.isEmpty ? "\(links.strings.photo) \(id)" : links.strings.photoOf + " " + name, body)
+        name.isEmpty
+          ? "\(links.strings.photo) \(id)" : links.strings.photoOf.replacing("{name}", with: name),
+        body)
     case .width: sink.number(Int64(width), body)
     case .height: sink.number(Int64(height), body)
     case .thumbWidth: sink.number(thumbnail(width), body)

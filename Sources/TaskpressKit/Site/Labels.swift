@@ -1,6 +1,7 @@
-/// The words the theme shows, in English and Japanese; a theme overrides them with `labels.json`.
+/// The words the theme shows, per locale (English and Japanese built in); a theme overrides
+/// them, or adds a locale, with `labels.json`.
 public struct Labels: Sendable, Equatable {
-  /// Label keys and texts; `{n}` in `priorityOther` stands for the priority's number.
+  /// Label keys and texts; a text may hold placeholders such as `{n}` (see `placeholders`).
   public var texts: [String: String]
 
   /// Creates labels from a table of texts.
@@ -8,17 +9,27 @@ public struct Labels: Sendable, Equatable {
     self.texts = texts
   }
 
-  /// The built-in labels of `locale`.
+  /// The built-in labels of `locale`; English for a locale taskpress has no table of.
   public static func builtIn(_ locale: BuildOptions.Locale) -> Labels {
-    switch locale {
-    case .en: Labels(texts: english)
-    case .ja: Labels(texts: japanese)
-    }
+    Labels(texts: builtInTables[locale.rawValue] ?? english)
   }
+
+  /// The built-in tables by locale.
+  static let builtInTables: [String: [String: String]] = ["en": english, "ja": japanese]
 
   /// The text for `key`, or the key itself when the table has none.
   public subscript(key: String) -> String {
     texts[key] ?? key
+  }
+
+  /// The text of `key` with each `{name}` placeholder replaced by its value: a label carries
+  /// its own word order (`{total} total` in English, `合計 {total}件` in Japanese).
+  public func format(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
+    var text = self[key]
+    for (name, value) in values {
+      text = text.replacing("{\(name)}", with: value)
+    }
+    return text
   }
 
   /// The label of a priority: High, Medium, Low, Priority 7, No priority.
@@ -27,8 +38,7 @@ public struct Labels: Sendable, Equatable {
     case .high: self["high"]
     case .medium: self["medium"]
     case .low: self["low"]
-    case .other(let value):
-      self["priorityOther"].replacing("{n}", with: String(value))
+    case .other(let value): format("priorityOther", ["n": String(value)])
     case .none: self["noPriority"]
     }
   }
@@ -37,6 +47,29 @@ public struct Labels: Sendable, Equatable {
   public func status(complete: Bool) -> String {
     complete ? self["complete"] : self["inProgress"]
   }
+
+  /// A date (`2026-11-29`, as `SOURCE_DATE_EPOCH` gives it) as the locale writes it (the
+  /// `date` label: `{year}`, `{month}`, `{day}`, and `{mm}`, `{dd}` with a leading zero).
+  public func date(iso: String) -> String {
+    let parts = iso.split(separator: "-")
+    guard parts.count == 3, let month = Int(parts[1]), let day = Int(parts[2]) else { return iso }
+    return format(
+      "date",
+      [
+        "year": String(parts[0]), "month": String(month), "day": String(day),
+        "mm": String(parts[1]), "dd": String(parts[2]),
+      ])
+  }
+
+  /// The placeholders of the labels that have any; a label's text uses them in any order.
+  static let placeholders: [String: [String]] = [
+    "priorityOther": ["n"],
+    "countsSummary": ["total", "inProgress", "complete"],
+    "pageOf": ["current", "total"],
+    "pageNumber": ["n"],
+    "photoOf": ["name"],
+    "date": ["year", "month", "day", "mm", "dd"],
+  ]
 
   static let keys = english.keys.sorted()
 
@@ -62,7 +95,7 @@ public struct Labels: Sendable, Equatable {
     "of": "of",
     "task": "Task",
     "photo": "Photo",
-    "photoOf": "Photo of",
+    "photoOf": "Photo of {name}",
     "noPhoto": "No photo",
     "description": "Description",
     "name": "Name",
@@ -82,10 +115,14 @@ public struct Labels: Sendable, Equatable {
     "generated": "Generated",
     "data": "Data",
     "pagination": "Pagination",
+    "countsSummary": "{total} total · {inProgress} In Progress · {complete} Complete",
+    "pageOf": "Page {current} of {total}",
+    "pageNumber": "Page {n}",
+    "date": "{year}-{mm}-{dd}",
   ]
 
   static let japanese: [String: String] = [
-    "siteTitle": "タスク報告",
+    "siteTitle": "タスクレポート",
     "tasks": "タスク",
     "board": "ボード",
     "possessions": "持ち物",
@@ -106,17 +143,17 @@ public struct Labels: Sendable, Equatable {
     "of": "/",
     "task": "タスク",
     "photo": "写真",
-    "photoOf": "写真:",
+    "photoOf": "{name}の写真",
     "noPhoto": "写真なし",
     "description": "説明",
     "name": "名前",
     "address": "住所",
-    "phone": "電話",
+    "phone": "電話番号",
     "searchByName": "名前で検索",
     "search": "検索",
     "noMatches": "該当する連絡先はありません。",
     "notFound": "ページが見つかりません",
-    "notFoundText": "このアドレスにページはありません。",
+    "notFoundText": "お探しのページは見つかりませんでした。",
     "backHome": "タスク一覧に戻る",
     "skipToContent": "本文へ移動",
     "mainNavigation": "メインナビゲーション",
@@ -126,5 +163,9 @@ public struct Labels: Sendable, Equatable {
     "generated": "生成日",
     "data": "データ",
     "pagination": "ページ送り",
+    "countsSummary": "合計 {total}件・進行中 {inProgress}件・完了 {complete}件",
+    "pageOf": "{current} / {total} ページ",
+    "pageNumber": "{n}ページ目",
+    "date": "{year}年{month}月{day}日",
   ]
 }

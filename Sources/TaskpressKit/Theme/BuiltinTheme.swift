@@ -37,11 +37,18 @@ enum BuiltinTheme {
   host.appendChild(status);
   var items = Array.prototype.slice.call(document.querySelectorAll("li[data-name]"));
   var sections = Array.prototype.slice.call(document.querySelectorAll("section.letter"));
+  // Names are matched without case or accents: "emile" finds "Émile" (NFKD, marks dropped).
+  function fold(text) {
+    return text.normalize("NFKD").replace(/\p{M}/gu, "").toLocaleLowerCase();
+  }
+  var names = items.map(function (item) {
+    return fold(item.getAttribute("data-name"));
+  });
   input.addEventListener("input", function () {
-    var query = input.value.trim().toLocaleLowerCase();
+    var query = fold(input.value.trim());
     var shown = 0;
-    items.forEach(function (item) {
-      var match = item.getAttribute("data-name").toLocaleLowerCase().indexOf(query) !== -1;
+    items.forEach(function (item, index) {
+      var match = names[index].indexOf(query) !== -1;
       item.hidden = !match;
       if (match) shown += 1;
     });
@@ -362,7 +369,7 @@ p, li { overflow-wrap: anywhere; }
     "index.md": #"""
 # {{labels.tasks}}
 
-{{counts.total}} {{labels.total}} · {{counts.inProgress}} {{labels.inProgress}} · {{counts.complete}} {{labels.complete}}
+{{counts.summary}}
 
 {{#groups}}
 ## {{label}}
@@ -412,7 +419,7 @@ p, li { overflow-wrap: anywhere; }
 </main>
 <footer class="site-footer">
 <div class="wrap">
-<p>{{labels.data}}: {{#data}}<a href="{{url}}">{{name}}</a>{{^last}} · {{/last}}{{/data}}{{#site.generated}} · {{labels.generated}} <time datetime="{{site.generated}}">{{site.generated}}</time>{{/site.generated}}</p>
+<p>{{labels.data}}: {{#data}}<a href="{{url}}">{{name}}</a>{{^last}} · {{/last}}{{/data}}{{#site.generated}} · {{labels.generated}} <time datetime="{{site.generated}}">{{site.generatedDate}}</time>{{/site.generated}}</p>
 </div>
 </footer>
 </body>
@@ -432,7 +439,7 @@ p, li { overflow-wrap: anywhere; }
     "pagination.md": #"""
 ---
 
-{{labels.page}} {{pagination.current}} {{labels.of}} {{pagination.total}}{{#pagination.previous}} · [← {{labels.previous}}]({{pagination.previous}}){{/pagination.previous}}{{#pagination.next}} · [{{labels.next}} →]({{pagination.next}}){{/pagination.next}}
+{{pagination.summary}}{{#pagination.previous}} · [← {{labels.previous}}]({{pagination.previous}}){{/pagination.previous}}{{#pagination.next}} · [{{labels.next}} →]({{pagination.next}}){{/pagination.next}}
 
 {{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/gap}}{{/pagination.pages}}
 
@@ -526,8 +533,21 @@ there is one and the built-in file everywhere else. (In this repository, run
 | `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` |
 
 A body template may be `.md` (its `{{values}}` are Markdown-escaped, then the body goes through
-cmark in safe mode) or `.html` (its values are HTML-escaped). `{{> name}}` finds `name` with the
-including template's extension.
+cmark in safe mode) or `.html` (its values are HTML-escaped). A file of yours replaces the theme's
+of the same name whichever extension either has; when your folder has a page's template as both
+`todo.md` and `todo.html`, the `.html` one is used and the build warns that the `.md` one is
+ignored. `{{> name}}` finds `name` with the including template's extension.
+
+Templates are checked against the tables below when they are loaded: a name that no page can give
+a template is an error naming the file, line and column, with the closest name
+(`templates/todo.md:1:1: unknown variable 'todo.titel'; did you mean 'todo.title'?`). Sections
+are followed with what they name on top, inverted sections without it, partials and parents where
+they are included (a partial's name is fine when it resolves in any place it is included from),
+and blocks with what a parent is given. The layout must insert `{{{content}}}` once (a warning
+otherwise), and `{{content}}` with two braces there is an error: it would show every page's HTML
+as text. A file of yours that replaces no file of the theme and that no template includes is a
+warning, with the theme's closest name; so is any other file outside `assets/` but
+`labels.json` (a `label.json` is never read).
 
 Pages whose Markdown differs only in its escaped `{{values}}` share one cmark parse: the HTML is
 the same as cmark's, made faster. A page whose text differs (a `{{{raw}}}` value), or a template
@@ -541,6 +561,7 @@ by page.
 | `site.title` | `Task report` | `--title`, else the `siteTitle` label |
 | `site.lang` | `en` | the locale, for `<html lang>` |
 | `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`; absent otherwise |
+| `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label) |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
@@ -584,7 +605,9 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `todos` | the to-dos on this page, in order: High, Medium, Low, other priorities by number, no priority; then pk |
 | `groups` | the same to-dos by priority: `{label, level, count, todos}` |
 | `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos |
+| `counts.summary` | the three in the locale's words and order (the `countsSummary` label): `30 total · 21 In Progress · 9 Complete`, `合計 30件・進行中 21件・完了 9件` |
 | `pagination.current`, `pagination.total`, `pagination.hasMultiple` | page numbers |
+| `pagination.summary` | `Page 2 of 5`, `2 / 5 ページ` (the `pageOf` label) |
 | `pagination.previous`, `pagination.next` | links; absent on the first / last page |
 | `pagination.pages` | `{number, url, current}` for every page |
 
@@ -623,14 +646,32 @@ start with a letter).
 ## Labels
 
 `siteTitle`, `tasks`, `board`, `possessions`, `contacts`, `high`, `medium`, `low`,
-`priorityOther` (`Priority {n}`), `noPriority`, `priority`, `status`, `complete`, `inProgress`,
+`priorityOther`, `noPriority`, `priority`, `status`, `complete`, `inProgress`,
 `previous`, `next`, `page`, `pages`, `of`, `task`, `photo`, `photoOf`, `noPhoto`,
 `description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
-`generated`, `data`, `pagination`.
+`generated`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`, `date`.
+
+Some labels carry their own word order: taskpress fills in their placeholders, in whatever order
+the text has them, and gives the result where it is used:
+
+| label | placeholders | English | Japanese | used as |
+|---|---|---|---|---|
+| `priorityOther` | `{n}` | `Priority {n}` | `優先度 {n}` | `priority.label` |
+| `countsSummary` | `{total}`, `{inProgress}`, `{complete}` | `{total} total · {inProgress} In Progress · {complete} Complete` | `合計 {total}件・進行中 {inProgress}件・完了 {complete}件` | `counts.summary` |
+| `pageOf` | `{current}`, `{total}` | `Page {current} of {total}` | `{current} / {total} ページ` | `pagination.summary` |
+| `pageNumber` | `{n}` | `Page {n}` | `{n}ページ目` | the title of index page 2 on |
+| `photoOf` | `{name}` | `Photo of {name}` | `{name}の写真` | `photo.alt` |
+| `date` | `{year}`, `{month}`, `{day}`, `{mm}`, `{dd}` (with a leading zero) | `{year}-{mm}-{dd}` | `{year}年{month}月{day}日` | `site.generatedDate` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`
-beside the templates overrides any of them per locale; an unknown label is an error.
+beside the templates overrides any of them per locale: `{"en": {"board": "Kanban"}}`. A table
+of another locale adds that locale: with `{"de": {"tasks": "Aufgaben", ...}}`, `--locale de`
+gives German pages with `<html lang="de">` (labels the table leaves out are shown in English,
+with a warning naming them; `de-CH` uses a `de-CH` table, else the `de` one). Every mistake in
+`labels.json` is an error with its line and column: a label outside a locale's table, a locale
+that is not a language tag, an unknown label name (with the closest one), a text that is not a
+string, a placeholder the label does not have.
 
 ## Example
 

@@ -1,0 +1,159 @@
+/// Every variable each template of a theme can see, declared once: `Templates/README.md` in
+/// code. The rows' names come from the render layer's row types (`TodoValue.Field`, ...); the
+/// rest is declared here. The theme's templates are checked against it when they are loaded (see
+/// `TemplateCheck`), and a test compares it with the values pages are really rendered with.
+enum TemplateModel {
+  /// The shape of a value a template can look up.
+  indirect enum Shape: Sendable, Hashable {
+    /// Text, a number or a flag: a section over it shows its content once (or not at all).
+    case scalar
+    /// An object: its fields, by name.
+    case object([Field])
+    /// A list: a section shows its content once per element, with the element on top.
+    case list(Shape)
+  }
+
+  /// A named value of an object.
+  struct Field: Sendable, Hashable {
+    var name: String
+    var shape: Shape
+    /// Absent on some pages or rows (`page.canonical` without `--base-url`, a possession's
+    /// `photo`); the others are always there.
+    var isOptional = false
+
+    init(_ name: String, _ shape: Shape = .scalar, optional: Bool = false) {
+      self.name = name
+      self.shape = shape
+      isOptional = optional
+    }
+  }
+
+  /// What every page sees at the top level.
+  static let common: [Field] = [
+    Field(
+      "site",
+      .object([
+        Field("title"), Field("lang"), Field("generated", optional: true),
+        Field("generatedDate", optional: true), Field("baseURL", optional: true),
+        Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
+      ])),
+    Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
+    Field("root"), Field("assets"), Field("home"),
+    Field("nav", .list(.object([Field("url"), Field("label"), Field("current")]))),
+    Field("data", .list(.object([Field("name"), Field("url"), Field("last")]))),
+    Field("labels", .object(Labels.keys.map { Field($0) })),
+  ]
+
+  /// The shape of a row type of the render layer, from its `Field` cases (the keys it is
+  /// written with), with the shapes of those that are not text or numbers and the names of
+  /// those that can be absent.
+  private static func row<Row: TemplateField>(
+    _ type: Row.Type, shapes: [String: Shape] = [:], optional: Set<String> = []
+  ) -> Shape {
+    .object(
+      Row.allCases.map {
+        Field($0.rawValue, shapes[$0.rawValue] ?? .scalar, optional: optional.contains($0.rawValue))
+      })
+  }
+
+  /// A to-do, wherever one appears.
+  static let todo = row(
+    TodoValue.Field.self,
+    shapes: [
+      "priority": .object([Field("label"), Field("level"), Field("number", optional: true)])
+    ])
+
+  static let counts: Shape = .object([
+    Field("total"), Field("complete"), Field("inProgress"), Field("summary"),
+  ])
+
+  static let possession = row(
+    PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
+    optional: ["photo"])
+
+  static let contact = row(ContactValue.Field.self)
+
+  /// `previous`, `next` and `hasNeighbours` of a page of one row.
+  private static func neighbours(_ row: Shape) -> [Field] {
+    [
+      Field("previous", row, optional: true), Field("next", row, optional: true),
+      Field("hasNeighbours"),
+    ]
+  }
+
+  /// What the body template of each page kind sees besides `common`, by kind
+  /// (`PageKind.name`).
+  static let pages: [String: [Field]] = [
+    "index": [
+      Field("todos", .list(todo)),
+      Field(
+        "groups",
+        .list(
+          .object([Field("label"), Field("level"), Field("count"), Field("todos", .list(todo))]))),
+      Field("counts", counts),
+      Field(
+        "pagination",
+        .object([
+          Field("current"), Field("total"), Field("hasMultiple"), Field("summary"),
+          Field("previous", optional: true), Field("next", optional: true),
+          Field(
+            "pages",
+            .list(
+              .object([
+                Field("number", optional: true), Field("url", optional: true),
+                Field("current", optional: true), Field("gap", optional: true),
+              ]))),
+        ])),
+    ],
+    "board": [
+      Field(
+        "columns",
+        .list(.object([Field("key"), Field("label"), Field("count"), Field("todos", .list(todo))]))),
+      Field("counts", counts),
+    ],
+    "todo": [Field("todo", todo)] + neighbours(todo),
+    "possessions": [Field("possessions", .list(possession))],
+    "possession": [Field("possession", possession)] + neighbours(possession),
+    "contacts": [
+      Field("contacts", .list(contact)),
+      Field(
+        "letters",
+        .list(.object([Field("letter"), Field("anchor"), Field("contacts", .list(contact))]))),
+    ],
+    "contact": [Field("contact", contact)] + neighbours(contact),
+    "404": [],
+  ]
+
+  /// The layout's own variable: the page's rendered body.
+  static let content = Field("content")
+
+  /// The top level a body template of `kind` sees.
+  static func body(_ kind: String) -> Shape {
+    .object(common + (pages[kind] ?? []))
+  }
+
+  /// The top levels the layout sees: one for each page kind, each with `content`.
+  static var layout: [Shape] {
+    PageKind.allCases.map(\.name).map { .object(common + (pages[$0] ?? []) + [content]) }
+  }
+}
+
+extension TemplateModel.Shape {
+  /// The field `name` of an object; nil for a list, a scalar or a name it does not have.
+  func field(_ name: String) -> TemplateModel.Field? {
+    guard case .object(let fields) = self else { return nil }
+    return fields.first { $0.name == name }
+  }
+
+  /// Every dotted name that reaches a value from here, up to `depth` parts (`todo`,
+  /// `todo.priority`, `todo.priority.label`, ...), for suggestions.
+  func names(depth: Int) -> [String] {
+    guard depth > 0, case .object(let fields) = self else { return [] }
+    var names: [String] = []
+    for field in fields {
+      names.append(field.name)
+      names += field.shape.names(depth: depth - 1).map { field.name + "." + $0 }
+    }
+    return names
+  }
+}
