@@ -35,6 +35,7 @@ enum TemplateModel {
       .object([
         Field("title"), Field("lang"), Field("generated", optional: true),
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
+        Field("noindex", optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
     Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
