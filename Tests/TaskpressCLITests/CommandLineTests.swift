@@ -226,9 +226,12 @@ func makeTemporaryFolder() throws -> String {
 }
 
 @Suite struct ColorTests {
-  @Test("labels are coloured only for a terminal, and not when captured")
+  // A terminal itself is tested through a pseudo-terminal in TerminalTests.
+  @Test("colorLabel colours the error, warning and note labels; captured text stays plain")
   func labels() {
     #expect(CommandIO.colorLabel("error: x\n") == "\u{1B}[1;31merror:\u{1B}[0m x\n")
+    #expect(CommandIO.colorLabel("warning: x\n") == "\u{1B}[1;33mwarning:\u{1B}[0m x\n")
+    #expect(CommandIO.colorLabel("note: x\n") == "\u{1B}[1;36mnote:\u{1B}[0m x\n")
     #expect(CommandIO.colorLabel("plain\n") == "plain\n")
     let io = CapturedIO(environment: [:], currentDirectory: "/")
     io.err("error: x\n")
