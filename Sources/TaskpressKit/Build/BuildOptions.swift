@@ -32,6 +32,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var quiet: Bool = false
   /// A JSON file to write the build summary to.
   public var report: String?
+  /// The fast paths pages are rendered with (every one but in tests and debugging, where
+  /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
+  public var renderPaths: RenderPaths = .all
 
   /// Options with every default.
   public init() {}
