@@ -166,7 +166,9 @@ import Testing
     var locked = true
     defer { if locked { try? writer.execute("ROLLBACK") } }
 
-    let child = try ChildTaskpress(["build", "--todos", todos, "--output", site], in: folder)
+    // Another page size: a real build, not a rebuild that stops before rendering.
+    let child = try ChildTaskpress(
+      ["build", "--todos", todos, "--page-size", "50", "--output", site], in: folder)
     let reading = try child.wait(watching: [folder]) { _ in opens(child.pid, todos) }
     if reading { child.send(SIGINT) }
     try writer.execute("ROLLBACK")

@@ -31,7 +31,9 @@ import Testing
     var cases: [Case] = []
     for file in files {
       let url = specFolder.appendingPathComponent(file + ".json")
-      let data = try #require(try? Data(contentsOf: url), "cannot read the fixture \(url.path)")
+      guard let data = try? Data(contentsOf: url) else {
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path])
+      }
       let json = try JSONSerialization.jsonObject(with: data)
       let document = try MustacheValue(jsonBytes: [UInt8](data))
       guard let root = json as? [String: Any], let tests = root["tests"] as? [[String: Any]],
