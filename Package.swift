@@ -24,7 +24,8 @@ let package = Package(
       dependencies: ["SQLite", "Mustache", "CCmark"],
       resources: []
     ),
-    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
+    .target(name: "Server"),
+    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
@@ -42,6 +43,7 @@ let package = Package(
       name: "TaskpressCLITests",
       // "taskpress": the tests run the binary as a child process, so `swift test` builds it.
       dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport"]),
+    .testTarget(name: "ServerTests", dependencies: ["Server"]),
   ],
   swiftLanguageModes: [.v6]
 )

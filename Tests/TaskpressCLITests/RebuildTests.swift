@@ -159,11 +159,6 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     #expect(page(folder + "/site/todos/1.html").contains("from the WAL database"))
     let changes = FolderSnapshot(data).differences(from: before)
-    withKnownIssue(
-      "a read-only connection leaves -wal and -shm beside a WAL database (fixed on the db branch)",
-      isIntermittent: true
-    ) {
-      #expect(changes.isEmpty, "the build changed the database's folder: \(changes)")
-    }
+    #expect(changes.isEmpty, "the build changed the database's folder: \(changes)")
   }
 }
