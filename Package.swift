@@ -27,6 +27,7 @@ let package = Package(
     .target(name: "Server"),
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
+    .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
     .testTarget(
       name: "MustacheTests",
@@ -39,7 +40,9 @@ let package = Package(
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
-      name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite"]),
+      name: "TaskpressCLITests",
+      // "taskpress": the tests run the binary as a child process, so `swift test` builds it.
+      dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport"]),
     .testTarget(name: "ServerTests", dependencies: ["Server"]),
   ],
   swiftLanguageModes: [.v6]

@@ -22,16 +22,24 @@ public enum TaskpressCLI {
     }
   }
 
-  /// Runs taskpress in this process with its real stdout, stderr and environment.
+  /// Runs taskpress in this process with its real stdout, stderr and environment; SIGINT and
+  /// SIGTERM set `InterruptFlag.process` while it runs.
   public static func main(arguments: [String]) -> Int32 {
     let io = CommandIO(
       environment: ProcessInfo.processInfo.environment,
       currentDirectory: FileManager.default.currentDirectoryPath)
-    return run(arguments: arguments, io: io)
+    // Only the real process takes over the signals: in-process runs (the tests) leave the
+    // process-wide handlers alone and get a flag of their own.
+    let signals = SignalGuard()
+    defer { signals.restore() }
+    return run(arguments: arguments, io: io, interrupt: .process)
   }
 
-  /// Runs taskpress with `arguments` (without the program name), writing through `io`.
-  public static func run(arguments: [String], io: CommandIO) -> Int32 {
+  /// Runs taskpress with `arguments` (without the program name), writing through `io`; a
+  /// build stops when `interrupt` is set.
+  public static func run(
+    arguments: [String], io: CommandIO, interrupt: InterruptFlag = InterruptFlag()
+  ) -> Int32 {
     let command: Command
     do {
       command = try Command.parse(arguments)
@@ -57,9 +65,7 @@ public enum TaskpressCLI {
       io.out("taskpress \(taskpressVersion)\n")
       return ExitStatus.success
     case .build(let parsed):
-      let signals = SignalGuard()
-      defer { signals.restore() }
-      return BuildCommand.run(parsed, io: io)
+      return BuildCommand.run(parsed, io: io, interrupt: interrupt)
     case .initTheme(let directory):
       return InitCommand.run(directory: directory, io: io)
     case .render(let template, let data, let partials):

@@ -12,7 +12,7 @@ import Testing
     #expect(cases.filter { $0.file == "~dynamic-names" }.count == 21)
   }
 
-  @Test("spec", arguments: SpecCase.all)
+  @Test("spec", arguments: try SpecCase.all)
   func spec(_ specCase: SpecCase) throws {
     let template = try Template(source: specCase.template, name: "test")
     let partials = try DictionaryPartialResolver(sources: specCase.partials)

@@ -41,7 +41,7 @@ private struct Constants: MustacheObject {
   func specCases() throws {
     var specialized = 0
     var folded = 0
-    for specCase in SpecCase.all {
+    for specCase in try SpecCase.all {
       guard case .object(let data) = specCase.data else { continue }
       let template = try Template(source: specCase.template, name: "test")
       let partials = try DictionaryPartialResolver(sources: specCase.partials)

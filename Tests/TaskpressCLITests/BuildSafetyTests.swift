@@ -93,8 +93,13 @@ import Testing
 
   @Test(
     "SIGINT or SIGTERM while rendering: exit 128 + signal, the site as it was, staging removed",
-    arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
-  func signalWhileRendering(signal: Int32, status: Int32) throws {
+    arguments: [
+      (SIGINT, Int32(130), false), (SIGTERM, Int32(143), false),
+      // A parent may start taskpress with both blocked (Foundation's Process run from a
+      // Dispatch worker does): taskpress unblocks what it handles.
+      (SIGTERM, Int32(143), true),
+    ])
+  func signalWhileRendering(signal: Int32, status: Int32, blocked: Bool) throws {
     var count = 6000
     for _ in 1...3 {
       let folder = try makeTemporaryFolder()
@@ -112,8 +117,13 @@ import Testing
       // Staged files mean rendering is under way and the site has not been touched yet.
       let staging = stateFolder(site) + "/staging"
       let (result, signalled) = try buildAndSignal(
-        ["build", "--todos", big, "--output", site], in: folder, signal: signal
-      ) { hasEntries(staging) }
+        ["build", "--todos", big, "--output", site], in: folder, signal: signal,
+        blocking: blocked ? [SIGINT, SIGTERM] : [], watching: [site + "/.taskpress"]
+      ) { watch in
+        guard access(staging, F_OK) == 0 else { return false }
+        watch(staging)
+        return hasEntries(staging)
+      }
       // A build that ended, or reached its commit (and then finished writing), before the
       // signal came says nothing: try a longer one. A signal that was lost fails below.
       if !signalled || (result.status == status && result.stdout.hasPrefix("built ")) {
@@ -137,6 +147,40 @@ import Testing
       return
     }
     Issue.record("every build was written before the signal came, up to \(count / 4) to-dos")
+  }
+
+  @Test("SIGINT while the databases are read: exit 130, the site as it was, nothing staged")
+  func signalWhileReading() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let site = folder + "/site"
+    let todos = folder + "/todo.sqlite"
+    try SafetyFixtures.todos(at: todos, count: 200)
+    let first = runTaskpress(["build", "--todos", todos, "--output", site, "--quiet"])
+    try #require(first.status == 0, "\(first.stderr)")
+    let before = FolderSnapshot(site, includingState: true)
+    // A writer's exclusive lock holds the build in its read phase (SQLite waits for it) until
+    // this test has sent the signal; the to-dos are not changed.
+    let writer = try Database.openWritableForTesting(at: todos)
+    try writer.execute("BEGIN EXCLUSIVE; UPDATE todo SET text = text WHERE pk = 1;")
+    var locked = true
+    defer { if locked { try? writer.execute("ROLLBACK") } }
+
+    // Another page size: a real build, not a rebuild that stops before rendering.
+    let child = try ChildTaskpress(
+      ["build", "--todos", todos, "--page-size", "50", "--output", site], in: folder)
+    let reading = try child.wait(watching: [folder]) { _ in opens(child.pid, todos) }
+    if reading { child.send(SIGINT) }
+    try writer.execute("ROLLBACK")
+    locked = false
+    let result = child.wait()
+    try #require(reading, "the build ended before it opened the database: \(result.stderr)")
+    #expect(!result.killed)
+    #expect(result.status == 130)
+    #expect(result.stderr == "interrupted: the site in '\(site)' was left as it was\n")
+    #expect(result.stdout.isEmpty)
+    let changes = FolderSnapshot(site, includingState: true).differences(from: before)
+    #expect(changes.isEmpty, "the interrupted build changed the site: \(changes)")
   }
 
   /// Builds a site, then rebuilds it with every page changed (so the commit renames each one)
@@ -163,8 +207,9 @@ import Testing
 
       let marker = stateFolder(site) + "/commit-in-progress"
       let (result, signalled) = try buildAndSignal(
-        ["build", "--todos", big, "--output", site], in: folder, signal: signal
-      ) { access(marker, F_OK) == 0 }
+        ["build", "--todos", big, "--output", site], in: folder, signal: signal,
+        watching: [site + "/.taskpress"]
+      ) { _ in access(marker, F_OK) == 0 }
       guard signalled, landed(result, marker) else {
         count *= 4  // the commit was over before the signal: try a longer one
         continue
@@ -175,14 +220,17 @@ import Testing
     Issue.record("every commit was over before the signal came, up to \(count / 4) to-dos")
   }
 
-  @Test("SIGINT while writing: the writing finishes, the build says so and exits 130")
-  func signalWhileWriting() throws {
+  @Test(
+    "SIGINT or SIGTERM while writing: the writing finishes, the build says so, exit 128 + signal",
+    arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+  func signalWhileWriting(signal: Int32, status: Int32) throws {
     try signalDuringCommit(
-      SIGINT, landed: { result, _ in result.status != 0 },
+      signal, landed: { result, _ in result.status != 0 },
       check: {
         folder, site, big, result in
         let marker = stateFolder(site) + "/commit-in-progress"
-        #expect(result.status == 130)
+        #expect(!result.killed)
+        #expect(result.status == status)
         #expect(result.stdout.hasPrefix("built \(site): "))
         #expect(
           result.stderr == "interrupted: the site in '\(site)' was written completely first\n")
@@ -311,7 +359,7 @@ import Testing
 
   @Test(
     "a full disk: exit 1 naming the file and 'no space left on device', the site as it was",
-    .enabled(if: SmallDisk.canMount, "mounting a tmpfs is not permitted here"))
+    .enabled(if: SmallDisk.canMount, "needs root with the right to mount a tmpfs"))
   func fullDisk() throws {
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -513,21 +561,27 @@ import Testing
 
   // MARK: - Helpers
 
-  /// Runs the binary with `arguments` in `folder`, waits until `ready` holds, then sends
-  /// `signal`; `sent` is false when the build ended first.
+  /// Runs the binary with `arguments` in `folder` (with `blocking` blocked), waits with no
+  /// time limit until `ready` holds (looked at whenever an entry appears in one of `folders`),
+  /// then sends `signal`; `sent` is false when the build ended first.
   private func buildAndSignal(
-    _ arguments: [String], in folder: String, signal: Int32, when ready: () -> Bool
+    _ arguments: [String], in folder: String, signal: Int32, blocking: [Int32] = [],
+    watching folders: [String], when ready: (_ watch: (String) -> Void) -> Bool
   ) throws -> (result: ChildTaskpress.Result, sent: Bool) {
-    let child = try ChildTaskpress(arguments, in: folder)
-    let reached = poll { !child.isRunning || ready() }
-    var sent = false
-    if reached, child.isRunning {
-      child.send(signal)
-      sent = true
-    }
-    let result = child.wait()
-    try #require(reached, "the build neither got there nor ended: \(result.stderr)")
-    return (result, sent)
+    let child = try ChildTaskpress(arguments, in: folder, blocking: blocking)
+    let sent = try child.wait(watching: folders, until: ready)
+    if sent { child.send(signal) }
+    return (child.wait(), sent)
+  }
+}
+
+/// Whether process `pid` has the file at `path` open.
+private func opens(_ pid: pid_t, _ path: String) -> Bool {
+  let target = URL(filePath: path).resolvingSymlinksInPath().path
+  let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+  return fds.contains { fd in
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"))
+      == target
   }
 }
 
@@ -549,6 +603,9 @@ struct SmallDisk {
 
   /// Whether this process may mount one (it must be root, outside a restricted container).
   static let canMount: Bool = {
+    guard ProcessInfo.processInfo.environment["TASKPRESS_TEST_NO_TMPFS"] == nil else {
+      return false
+    }
     let probe = NSTemporaryDirectory() + "taskpress-mount-probe-" + UUID().uuidString
     defer { try? FileManager.default.removeItem(atPath: probe) }
     guard

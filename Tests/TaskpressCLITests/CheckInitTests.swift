@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TaskpressCLI
+@testable import TaskpressKit
 
 @Suite struct CheckCommandTests {
   @Test("check exits 0 on a site whose links all resolve")
@@ -49,12 +50,43 @@ import Testing
     let folder = try makeTemporaryFolder() + "/mysite"
     let first = runTaskpress(["init", folder])
     #expect(first.status == 0)
-    #expect(first.stdout.hasPrefix("wrote "))
+    #expect(
+      first.stdout == """
+        wrote \(BuiltinTheme.files.count + 2) files into \(folder)
+        next: edit \(folder)/taskpress.json (the databases to read), change the templates in \
+        \(folder)/templates/, then run 'taskpress build --config \(folder)/taskpress.json'
+
+        """)
     #expect(FileManager.default.fileExists(atPath: folder + "/templates/layout.html"))
     #expect(FileManager.default.fileExists(atPath: folder + "/taskpress.json"))
     let second = runTaskpress(["init", folder])
     #expect(second.status == 1)
-    #expect(second.stderr.hasPrefix("error: \(folder)/taskpress.json: already exists"))
+    #expect(
+      second.stderr
+        == "error: \(folder)/taskpress.json: already exists; init writes into a new or empty"
+        + " folder and never overwrites\n")
+  }
+
+  @Test(
+    "init into a folder that holds one of its files writes nothing",
+    arguments: ["taskpress.json", "templates/todo.md"])
+  func oneFileExists(existing: String) throws {
+    let folder = try makeTemporaryFolder() + "/mysite"
+    let path = folder + "/" + existing
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try Data("mine\n".utf8).write(to: URL(filePath: path))
+    let result = runTaskpress(["init", folder])
+    #expect(result.status == 1)
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr
+        == "error: \(path): already exists; init writes into a new or empty folder and never"
+        + " overwrites\n")
+    let left = FileManager.default.enumerator(atPath: folder)?.allObjects as? [String]
+    let expected = existing == "taskpress.json" ? [existing] : ["templates", existing]
+    #expect(left?.sorted() == expected)
+    #expect(FileManager.default.contents(atPath: path) == Data("mine\n".utf8))
   }
 
   @Test("the config init writes builds with the theme init wrote")

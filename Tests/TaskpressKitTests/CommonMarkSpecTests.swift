@@ -16,10 +16,13 @@ struct CommonMarkExample: Sendable, CustomStringConvertible {
   var description: String { "\(file) example \(number)" }
 
   /// The examples of `file`: fenced by 32 backticks and `example`, input and output split by a
-  /// line that is a single `.`, `→` standing for a tab.
-  static func load(_ file: String) -> [CommonMarkExample] {
+  /// line that is a single `.`, `→` standing for a tab. A missing or empty file is an error,
+  /// so that no test loops over nothing and passes.
+  static func load(_ file: String) throws -> [CommonMarkExample] {
     let url = FixtureFolder.fixtures.appending(path: "commonmark/\(file)")
-    guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+    guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+      throw FixtureError("cannot read the fixture \(url.path)")
+    }
     let fence = String(repeating: "`", count: 32)
     var examples: [CommonMarkExample] = []
     var markdown: [Substring]?
@@ -44,30 +47,43 @@ struct CommonMarkExample: Sendable, CustomStringConvertible {
         markdown?.append(line)
       }
     }
+    guard !examples.isEmpty else { throw FixtureError("no examples in the fixture \(url.path)") }
     return examples
   }
 
-  static let all = load("spec.txt") + load("regression.txt")
-  static let smart = load("smart_punct.txt")
+  private static let loaded = Result { try load("spec.txt") + load("regression.txt") }
+  private static let loadedSmart = Result { try load("smart_punct.txt") }
+
+  /// The examples of the spec and of cmark's regression file; throws when a file is missing.
+  static var all: [CommonMarkExample] { get throws { try loaded.get() } }
+  /// The smart punctuation examples; throws when the file is missing.
+  static var smart: [CommonMarkExample] { get throws { try loadedSmart.get() } }
+}
+
+/// A fixture that cannot be loaded. (Not `#require`: the loaded result is kept, and an error
+/// of `#require` is recorded only by the first test that meets it; this one by each.)
+struct FixtureError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
 }
 
 /// libcmark allocating from taskpress's arena renders exactly as with its own allocator.
 @Suite struct CommonMarkSpecTests {
   @Test("all 652 + 16 + 16 examples are loaded")
-  func loaded() {
-    #expect(CommonMarkExample.load("spec.txt").count == 652)
-    #expect(CommonMarkExample.load("regression.txt").count == 16)
-    #expect(CommonMarkExample.smart.count == 16)
+  func loaded() throws {
+    #expect(try CommonMarkExample.load("spec.txt").count == 652)
+    #expect(try CommonMarkExample.load("regression.txt").count == 16)
+    #expect(try CommonMarkExample.smart.count == 16)
   }
 
   @Test("every example renders as the spec says (unsafe, as cmark's own tests run)")
-  func spec() {
-    for example in CommonMarkExample.all {
+  func spec() throws {
+    for example in try CommonMarkExample.all {
       #expect(
         Markdown.html(from: example.markdown, options: [.unsafeRawHTML]) == example.html,
         "\(example)")
     }
-    for example in CommonMarkExample.smart {
+    for example in try CommonMarkExample.smart {
       #expect(
         Markdown.html(from: example.markdown, options: [.unsafeRawHTML, .smart]) == example.html,
         "\(example)")
@@ -86,8 +102,8 @@ struct CommonMarkExample: Sendable, CustomStringConvertible {
   }
 
   @Test("with the default, safe options every example renders as libcmark alone does")
-  func safeOptions() {
-    for example in CommonMarkExample.all + CommonMarkExample.smart {
+  func safeOptions() throws {
+    for example in try CommonMarkExample.all + CommonMarkExample.smart {
       for options: Markdown.Options in [.default, [.default, .sourcePosition, .smart]] {
         #expect(
           Markdown.html(from: example.markdown, options: options)
@@ -97,10 +113,10 @@ struct CommonMarkExample: Sendable, CustomStringConvertible {
   }
 
   @Test("documents far larger than an arena chunk, and many threads at once")
-  func largeAndConcurrent() {
+  func largeAndConcurrent() throws {
     let big = (0..<20_000).map { "- item **\($0)** with [a link](u\($0))\n" }.joined()
     #expect(Markdown.html(from: big) == Self.reference(big, .default))
-    let examples = CommonMarkExample.all
+    let examples = try CommonMarkExample.all
     let mismatches = Atomic<Int>(0)
     DispatchQueue.concurrentPerform(iterations: 4) { _ in
       for example in examples.shuffled() {

@@ -31,8 +31,10 @@ struct TreeEntry: Equatable, CustomStringConvertible {
   var kind: String
   var bytes: [UInt8]
   var modified: Int64
+  /// The inode: a file replaced by another with the same bytes and time still differs.
+  var inode: UInt64 = 0
 
-  var description: String { "\(kind) \(bytes.count) bytes @\(modified)" }
+  var description: String { "\(kind) \(bytes.count) bytes @\(modified) inode \(inode)" }
 }
 
 enum Tree {
@@ -64,17 +66,18 @@ enum Tree {
       let path = relative.isEmpty ? name : relative + "/" + name
       guard let info = FileSystem.statNoFollow(fd, name) else { continue }
       if info.isDirectory {
-        result[path] = TreeEntry(kind: "folder", bytes: [], modified: 0)
+        result[path] = TreeEntry(kind: "folder", bytes: [], modified: 0, inode: UInt64(info.st_ino))
         walk(root, path, &result, includeState)
       } else if info.isSymbolicLink {
         var target = [CChar](repeating: 0, count: 4096)
         let n = readlinkat(fd, name, &target, target.count)
         let bytes = target.prefix(max(n, 0)).map { UInt8(bitPattern: $0) }
-        result[path] = TreeEntry(kind: "link", bytes: bytes, modified: 0)
+        result[path] = TreeEntry(
+          kind: "link", bytes: bytes, modified: 0, inode: UInt64(info.st_ino))
       } else {
         result[path] = TreeEntry(
           kind: "file", bytes: readFile(full + "/" + name) ?? [],
-          modified: info.modificationNanoseconds)
+          modified: info.modificationNanoseconds, inode: UInt64(info.st_ino))
       }
     }
   }

@@ -188,7 +188,7 @@ import Testing
         ).merging(["a/3.html": Array("mine".utf8)]) { first, _ in first })
   }
 
-  @Test("an unchanged file keeps its bytes and its modification time")
+  @Test("an unchanged file keeps its bytes, its modification time and its inode")
   func unchangedKeepsMtime() throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }

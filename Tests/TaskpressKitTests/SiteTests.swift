@@ -261,10 +261,19 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(
       second.range(of: "other")?.lowerBound ?? second.endIndex
         < second.range(of: ">none<")?.lowerBound ?? second.startIndex)
-    // prev/next follow the index order across pages
+    // prev/next follow the index order across pages: before 'low one' comes 'medium' (on the
+    // first page), after it 'other' (on the second)
     let low = try site.page("todos/1.html")
-    #expect(low.contains("href=\"5.html\""))
-    #expect(low.contains("href=\"4.html\""))
+    #expect(
+      low.contains(
+        "<a href=\"5.html\">← Previous: medium</a> · <a href=\"4.html\">Next: other →</a>"),
+      "\(low)")
+    let top = try site.page("todos/3.html")
+    #expect(top.contains("<p><a href=\"6.html\">Next: high a →</a></p>"), "\(top)")
+    #expect(!top.contains("Previous"))
+    let last = try site.page("todos/2.html")
+    #expect(last.contains("<p><a href=\"4.html\">← Previous: other</a></p>"), "\(last)")
+    #expect(!last.contains("Next:"))
   }
 
   @Test("page size 0 puts every to-do on one page")
@@ -376,7 +385,9 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(!FileManager.default.fileExists(atPath: stateFolder(site.output) + "/staging"))
   }
 
-  @Test("photos above the in-memory limit are streamed, named and shared like small ones")
+  // That they are streamed (memory does not grow with them) is measured on the binary, in
+  // TaskpressCLITests' BinaryTests.
+  @Test("photos above the in-memory limit are named and shared like small ones")
   func largePhotos() throws {
     let site = try SiteFixture()
     let png = SiteBuildTests.pngHeader
@@ -628,6 +639,24 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     // An option changes.
     options.locale = .ja
     #expect(try site.build(options).written > 0)
+    // The theme changes: an override of the to-do page.
+    let templates = site.folder + "/templates"
+    try FileManager.default.createDirectory(atPath: templates, withIntermediateDirectories: true)
+    try "# mine: {{todo.title}}\n".write(
+      toFile: templates + "/todo.md", atomically: false, encoding: .utf8)
+    options.templates = templates
+    let themed = try site.build(options)
+    #expect(themed.phases.count == 3)
+    #expect(try site.page("todos/1.html").contains("<h1>mine: changed</h1>"))
+    // Only its bytes change: the same size, the same modification time.
+    let attributes = try FileManager.default.attributesOfItem(atPath: templates + "/todo.md")
+    try "# MINE: {{todo.title}}\n".write(
+      toFile: templates + "/todo.md", atomically: false, encoding: .utf8)
+    try FileManager.default.setAttributes(
+      [.modificationDate: try #require(attributes[.modificationDate])],
+      ofItemAtPath: templates + "/todo.md")
+    #expect(try site.build(options).phases.count == 3)
+    #expect(try site.page("todos/1.html").contains("<h1>MINE: changed</h1>"))
     // A generated file is edited or deleted by hand: it is put back.
     try "edited".write(toFile: site.output + "/board.html", atomically: false, encoding: .utf8)
     try FileManager.default.removeItem(atPath: site.output + "/todos/1.html")
