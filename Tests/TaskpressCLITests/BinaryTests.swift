@@ -166,7 +166,7 @@ import Testing
   @Test("javascript:, vbscript:, file: and data: links in a .md template reach no page")
   func dangerousLinks() throws {
     let template = """
-      # {{text}}
+      # {{todo.text}}
 
       [a](javascript:alert(1)) [b](vbscript:msgbox(1)) [c](file:///etc/passwd)
       [d](data:text/html;base64,PHNjcmlwdD4=) [e](JAVASCRIPT:alert(1)) [f](https://example.org/)

@@ -118,7 +118,7 @@ import Testing
       let staging = stateFolder(site) + "/staging"
       let (result, signalled) = try buildAndSignal(
         ["build", "--todos", big, "--output", site], in: folder, signal: signal,
-        blocking: blocked ? [SIGINT, SIGTERM] : [], watching: [site + "/.taskpress"]
+        blocking: blocked ? [SIGINT, SIGTERM] : [], watching: [stateFolder(site)]
       ) { watch in
         guard access(staging, F_OK) == 0 else { return false }
         watch(staging)
@@ -208,7 +208,7 @@ import Testing
       let marker = stateFolder(site) + "/commit-in-progress"
       let (result, signalled) = try buildAndSignal(
         ["build", "--todos", big, "--output", site], in: folder, signal: signal,
-        watching: [site + "/.taskpress"]
+        watching: [stateFolder(site)]
       ) { _ in access(marker, F_OK) == 0 }
       guard signalled, landed(result, marker) else {
         count *= 4  // the commit was over before the signal: try a longer one

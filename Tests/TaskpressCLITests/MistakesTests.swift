@@ -54,7 +54,7 @@ struct InitProject {
   }
 
   func build(_ extra: [String] = []) -> (status: Int32, stdout: String, stderr: String) {
-    runTaskpress(["build", "--config", config, "--quiet"] + extra)
+    runTaskpress(["build", "--config", config] + extra)
   }
 
   func page(_ path: String) throws -> String {
@@ -89,11 +89,15 @@ struct InitProject {
   func escapedContent() throws {
     let project = try InitProject()
     try project.edit("layout.html", "{{{content}}}", "{{content}}")
+    let layout = try String(contentsOfFile: project.templates + "/layout.html", encoding: .utf8)
+    let line =
+      try #require(layout.components(separatedBy: "{{content}}").first)
+      .filter { $0 == "\n" }.count + 1
     let result = project.build()
     #expect(result.status == 1)
     #expect(
       result.stderr == """
-        error: \(project.templates)/layout.html:25:1: '{{content}}' escapes the page's HTML, so every page would show its markup as text; write '{{{content}}}'
+        error: \(project.templates)/layout.html:\(line):1: '{{content}}' escapes the page's HTML, so every page would show its markup as text; write '{{{content}}}'
         the site in '\(project.folder)/site' was not changed
 
         """)

@@ -146,11 +146,15 @@ struct ThemeFolder {
       "layout.html": layout.replacingOccurrences(of: "{{{content}}}", with: "{{content}}"),
       "404.md": "{{{content}}}",
     ])
+    // The line of the theme's own `{{{content}}}` (the tag starts its line).
+    let line =
+      try #require(layout.components(separatedBy: "{{{content}}}").first)
+      .filter { $0 == "\n" }.count + 1
     #expect(
       try theme.errors() == [
         "\(theme.path)/404.md:1:1: unknown variable 'content'; only layout.html has the page's body,"
           + " as '{{{content}}}'",
-        "\(theme.path)/layout.html:25:1: '{{content}}' escapes the page's HTML, so every page would"
+        "\(theme.path)/layout.html:\(line):1: '{{content}}' escapes the page's HTML, so every page would"
           + " show its markup as text; write '{{{content}}}'",
       ])
   }
