@@ -117,7 +117,7 @@ struct PhotoValue: TemplateRow {
     case .alt:
       sink.text(
         name.isEmpty
-          ? "\(links.strings.photo) \(id)" : links.strings.photoOf.replacing("{name}", with: name),
+          ? "\(links.strings.photo) \(id)" : Labels.fill(links.strings.photoOf, ["name": name]),
         body)
     case .width: sink.number(Int64(width), body)
     case .height: sink.number(Int64(height), body)

@@ -25,11 +25,31 @@ public struct Labels: Sendable, Equatable {
   /// The text of `key` with each `{name}` placeholder replaced by its value: a label carries
   /// its own word order (`{total} total` in English, `合計 {total}件` in Japanese).
   public func format(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
-    var text = self[key]
-    for (name, value) in values {
-      text = text.replacing("{\(name)}", with: value)
+    Self.fill(self[key], values)
+  }
+
+  /// `text` with each `{name}` of `values` replaced by its value, in one pass over the text: a
+  /// value is never searched for placeholders itself, and no pattern matching runs (a gallery
+  /// fills a label for each of its photos). A brace that starts no known placeholder stays.
+  static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count + 16)
+    var rest = text[...]
+    while let open = rest.firstIndex(of: "{") {
+      result += rest[..<open]
+      let name = rest.index(after: open)
+      if let close = rest[name...].firstIndex(of: "}"),
+        let value = values.first(where: { $0.key == rest[name..<close] })?.value
+      {
+        result += value
+        rest = rest[rest.index(after: close)...]
+      } else {
+        result += "{"
+        rest = rest[name...]
+      }
     }
-    return text
+    result += rest
+    return result
   }
 
   /// The label of a priority: High, Medium, Low, Priority 7, No priority.
