@@ -17,11 +17,18 @@ let package = Package(
       pkgConfig: "libcmark",
       providers: [.apt(["libcmark-dev"])]
     ),
+    .systemLibrary(
+      name: "CVips",
+      pkgConfig: "vips",
+      providers: [.apt(["libvips-dev"])]
+    ),
+    // The few libvips calls the photos make, behind a small non-variadic C API.
+    .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     .target(name: "Mustache"),
     .target(
       name: "TaskpressKit",
-      dependencies: ["SQLite", "Mustache", "CCmark"],
+      dependencies: ["SQLite", "Mustache", "CCmark", "CVipsShim"],
       resources: []
     ),
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
@@ -34,7 +41,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressKitTests",
-      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark"],
+      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim"],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(

@@ -75,6 +75,12 @@ enum Specs {
         name: "jobs", short: "j", valueName: "<n>", help: "Pages rendered at once.",
         defaultText: "the number of cores"),
       OptionSpec(name: "strict", help: "Treat every warning as an error."),
+      OptionSpec(
+        name: "max-photo-pixels", valueName: "<n>",
+        help: "Photos with more pixels are not decoded (a warning).", defaultText: "100000000"),
+      OptionSpec(
+        name: "keep-photo-metadata",
+        help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
       OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
       OptionSpec(
         name: "report", valueName: "<file.json>", help: "Write the build summary as JSON."),

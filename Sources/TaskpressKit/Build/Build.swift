@@ -59,6 +59,7 @@ public enum Build {
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme)
+    let photoSettings = try PhotoSettings(theme: theme, options: options)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
     writer.commitStepLimit = commitStepLimit
@@ -85,6 +86,7 @@ public enum Build {
       }
     }
     let staging = StagingState()
+    let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -116,8 +118,10 @@ public enum Build {
         nonisolated(unsafe) let source = source
         let stagePhotos: @Sendable () -> Void = {
           do {
-            let files = try exportPhotos(
-              possessions, from: source, to: writer, stopping: { staging.isStopping })
+            let (files, warnings, decoded) = try exportPhotos(
+              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
+              stopping: { staging.isStopping })
+            photoWarnings.withLock { $0 = (warnings, decoded) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -193,6 +197,17 @@ public enum Build {
         interrupt: interrupt, reporter: reporter)
       summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
+      // The photos' warnings come once they are published (they need decoding).
+      let (photoProblems, decoded) = photoWarnings.withLock { $0 }
+      summary.renditionsMade = decoded
+      for warning in photoProblems {
+        reporter.warning(warning)
+      }
+      summary.warnings += photoProblems.count
+      if options.strict, !photoProblems.isEmpty {
+        let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
+        throw BuildError("\(count) and --strict is set; the site was not changed")
+      }
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
@@ -244,48 +259,20 @@ public enum Build {
 
   // MARK: - Photos
 
-  /// Photos up to this size are read once into memory, hashed and staged from there; larger ones
-  /// are streamed twice (once to name them, once to write them), so memory never grows with a
-  /// photo's size.
-  static let photoBufferLimit: Int64 = 1 << 20
+  /// Photos up to this size are read whole into memory; larger ones are streamed.
+  static let photoBufferLimit = Int64(PhotoPublisher.bufferLimit)
 
-  /// Stages the photos of `possessions`, each file once; returns the photo files by possession
-  /// id. Stops, with an empty result, when `stopping` says so (checked before each photo).
+  /// Publishes the photos of `possessions` (see `PhotoPublisher`); returns the photo files by
+  /// possession id and the warnings of the photos that could not be published. Stops, with an
+  /// empty result, when `stopping` says so.
   private static func exportPhotos(
     _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
-    stopping: () -> Bool
-  ) throws -> [Int64: PageContext.PhotoFile] {
-    var files: [Int64: PageContext.PhotoFile] = [:]
-    var staged: Set<String> = []
-    var large: [String: PhotoInfo] = [:]
-    for possession in possessions {
-      guard let photo = possession.photo else { continue }
-      if stopping() { return [:] }
-      let path: String
-      if photo.byteCount <= photoBufferLimit {
-        let bytes = try source.readPhoto(photo)
-        let hash = ContentHash(of: bytes)
-        path = "photos/\(hash.hex).\(photo.format.fileExtension)"
-        if staged.insert(path).inserted {
-          try writer.add(path, bytes: bytes, hash: hash)
-        }
-      } else {
-        var hasher = ContentHasher()
-        try source.streamPhoto(photo) { hasher.update($0) }
-        path = "photos/\(hasher.finalize().hex).\(photo.format.fileExtension)"
-        if !staged.contains(path), large[path] == nil {
-          large[path] = photo
-        }
-      }
-      files[possession.id] = PageContext.PhotoFile(
-        path: path, width: photo.width, height: photo.height)
-    }
-    for (path, photo) in large.sorted(by: { $0.key < $1.key }) where !staged.contains(path) {
-      try writer.add(path) { sink in
-        try source.streamPhoto(photo) { try sink.write($0) }
-      }
-    }
-    return files
+    settings: PhotoSettings, jobs: Int, stopping: @escaping @Sendable () -> Bool
+  ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
+    let publisher = PhotoPublisher(settings: settings, source: source, writer: writer)
+    let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
+    let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
+    return (files, published.warnings, publisher.renditionsMade.load(ordering: .relaxed))
   }
 
   // MARK: - Pages

@@ -397,7 +397,9 @@ struct PhotoValue: MustacheObject {
   let name: String
   let photo: PageContext.PhotoFile
 
-  var keys: [String] { ["url", "alt", "width", "height", "thumbWidth", "thumbHeight"] }
+  var keys: [String] {
+    ["url", "alt", "width", "height", "thumbWidth", "thumbHeight", "thumbUrl", "srcset"]
+  }
 
   /// The size of the largest side of a thumbnail.
   static let thumbnailSide = 320
@@ -422,8 +424,17 @@ struct PhotoValue: MustacheObject {
     case 6 where key == "height": return .int(Int64(height))
     case 10 where key == "thumbWidth": return .int(thumbnail(width))
     case 11 where key == "thumbHeight": return .int(thumbnail(height))
+    case 8 where key == "thumbUrl":
+      return .string(links.photo(photo.renditions.first?.path ?? photo.path))
+    case 6 where key == "srcset": return .string(srcset)
     default: return nil
     }
+  }
+
+  /// Every file of the photo with its width, for `srcset`: `../photos/a-320.webp 320w, ...`.
+  private var srcset: String {
+    guard !photo.renditions.isEmpty else { return links.photo(photo.path) }
+    return photo.renditions.map { "\(links.photo($0.path)) \($0.width)w" }.joined(separator: ", ")
   }
 
   func text(forKey key: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
@@ -436,6 +447,7 @@ struct PhotoValue: MustacheObject {
     case 6 where key == "height": return .hand(Int64(height), to: body)
     case 10 where key == "thumbWidth": return .hand(thumbnail(width), to: body)
     case 11 where key == "thumbHeight": return .hand(thumbnail(height), to: body)
+    case 8 where key == "thumbUrl", 6 where key == "srcset": return .useValue
     default: return .missing
     }
   }

@@ -117,6 +117,17 @@ public final class PossessionSource {
     }
   }
 
+  /// Up to `count` bytes of a photo from `offset` (fewer at its end), for a decoder that reads
+  /// it piece by piece.
+  public func readPhoto(_ photo: PhotoInfo, offset: Int, count: Int) throws -> [UInt8] {
+    do {
+      let blob = try blob(&photoBlob, rowid: photo.rowid)
+      return try blob.read(offset: offset, count: count)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
   // MARK: - Sniffing
 
   /// The photo's format and size from its first bytes, read a little at a time. NULL or empty

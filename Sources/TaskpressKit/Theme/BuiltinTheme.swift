@@ -434,12 +434,16 @@ p, li { overflow-wrap: anywhere; }
 {{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/gap}}{{/pagination.pages}}
 
 """#,
+    "photos.json": #"""
+{"widths": [320, 640, 1024, 1600]}
+
+"""#,
     "possession.html": #"""
 <article class="possession">
 <h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
-<img src="{{url}}" alt="{{alt}}" width="{{width}}" height="{{height}}">
+<img src="{{url}}" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem" alt="{{alt}}" width="{{width}}" height="{{height}}">
 </figure>
 {{/possession.photo}}
 {{^possession.photo}}
@@ -460,7 +464,7 @@ p, li { overflow-wrap: anywhere; }
 <li class="item">
 <a href="{{url}}">
 {{#photo}}
-<img src="{{url}}" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
+<img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 40rem) 60vw, 20rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
 {{/photo}}
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>

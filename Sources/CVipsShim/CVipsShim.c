@@ -1,0 +1,270 @@
+#include "CVipsShim.h"
+
+#include <string.h>
+#include <vips/vips.h>
+
+static void tpv_quiet(
+    const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+  (void)domain;
+  (void)level;
+  (void)message;
+  (void)data;
+}
+
+/// The error libvips recorded, copied (its buffer is shared by every thread).
+static void tpv_take_error(char **error, const char *fallback) {
+  if (error == NULL) {
+    vips_error_clear();
+    return;
+  }
+  const char *text = vips_error_buffer();
+  if (text == NULL || text[0] == '\0') text = fallback;
+  char *copy = g_strdup(text);
+  // One line: the last newline and everything but the first message dropped.
+  char *newline = strchr(copy, '\n');
+  if (newline != NULL) *newline = '\0';
+  *error = copy;
+  vips_error_clear();
+}
+
+int tpv_start(char **error) {
+  if (VIPS_INIT("taskpress")) {
+    tpv_take_error(error, "libvips did not start");
+    return -1;
+  }
+  vips_block_untrusted_set(TRUE);
+  vips_concurrency_set(1);
+  vips_cache_set_max(0);
+  vips_cache_set_max_mem(0);
+  vips_cache_set_max_files(0);
+  g_log_set_handler("VIPS", G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION,
+                    tpv_quiet, NULL);
+  return 0;
+}
+
+const char *tpv_version(void) { return vips_version_string(); }
+
+static gint64 tpv_on_read(VipsSourceCustom *source, void *buffer, gint64 length, gpointer data) {
+  (void)source;
+  tpv_reader *reader = data;
+  return reader->read(reader->context, buffer, length);
+}
+
+static gint64 tpv_on_seek(VipsSourceCustom *source, gint64 offset, int whence, gpointer data) {
+  (void)source;
+  tpv_reader *reader = data;
+  return reader->seek(reader->context, offset, whence);
+}
+
+static VipsSource *tpv_source(tpv_reader *reader) {
+  VipsSourceCustom *source = vips_source_custom_new();
+  g_signal_connect(source, "read", G_CALLBACK(tpv_on_read), reader);
+  g_signal_connect(source, "seek", G_CALLBACK(tpv_on_seek), reader);
+  return VIPS_SOURCE(source);
+}
+
+/// Loads with the format's own loader only; `shrink` (JPEG only) divides the size on load.
+static int tpv_load(
+    tpv_format format, VipsSource *source, int shrink, VipsFailOn fail_on, VipsImage **out) {
+  switch (format) {
+    case TPV_JPEG:
+      return vips_jpegload_source(source, out, "shrink", shrink, "autorotate", FALSE,
+                                  "fail_on", fail_on, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    case TPV_PNG:
+      return vips_pngload_source(source, out, "fail_on", fail_on, "access",
+                                 VIPS_ACCESS_SEQUENTIAL, NULL);
+    case TPV_WEBP:
+      return vips_webpload_source(source, out, "fail_on", fail_on, "access",
+                                  VIPS_ACCESS_SEQUENTIAL, NULL);
+    case TPV_GIF:
+      return vips_gifload_source(source, out, "fail_on", fail_on, "access",
+                                 VIPS_ACCESS_SEQUENTIAL, NULL);
+    case TPV_TIFF:
+      return vips_tiffload_source(source, out, "fail_on", fail_on, "access",
+                                  VIPS_ACCESS_SEQUENTIAL, NULL);
+    case TPV_HEIF:
+      return vips_heifload_source(source, out, "fail_on", fail_on, "access",
+                                  VIPS_ACCESS_SEQUENTIAL, NULL);
+  }
+  vips_error("taskpress", "unknown format");
+  return -1;
+}
+
+static int tpv_orientation(VipsImage *image) {
+  int orientation = 1;
+  if (vips_image_get_typeof(image, VIPS_META_ORIENTATION) &&
+      vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) == 0 && orientation >= 1 &&
+      orientation <= 8)
+    return orientation;
+  return 1;
+}
+
+int tpv_read_header(tpv_format format, tpv_reader reader, tpv_header *header, char **error) {
+  VipsSource *source = tpv_source(&reader);
+  VipsImage *image = NULL;
+  int result = tpv_load(format, source, 1, VIPS_FAIL_ON_NONE, &image);
+  if (result == 0) {
+    header->width = vips_image_get_width(image);
+    header->height = vips_image_get_height(image);
+    header->orientation = tpv_orientation(image);
+    g_object_unref(image);
+  } else {
+    tpv_take_error(error, "the header could not be read");
+  }
+  g_object_unref(source);
+  return result == 0 ? 0 : -1;
+}
+
+/// Turns `in` upright by its EXIF orientation (EXIF 2.3, tag 0x0112): `t` holds the steps.
+static int tpv_upright(VipsImage *in, int orientation, VipsImage **t, VipsImage **out) {
+  VipsAngle angle = VIPS_ANGLE_D0;
+  int flip = -1;
+  switch (orientation) {
+    case 2: flip = VIPS_DIRECTION_HORIZONTAL; break;
+    case 3: angle = VIPS_ANGLE_D180; break;
+    case 4: flip = VIPS_DIRECTION_VERTICAL; break;
+    case 5: angle = VIPS_ANGLE_D90; flip = VIPS_DIRECTION_HORIZONTAL; break;  // transpose
+    case 6: angle = VIPS_ANGLE_D90; break;
+    case 7: angle = VIPS_ANGLE_D90; flip = VIPS_DIRECTION_VERTICAL; break;  // transverse
+    case 8: angle = VIPS_ANGLE_D270; break;
+    default: *out = in; return 0;
+  }
+  // Rotating needs random access: the image (already small) is copied to memory first.
+  t[0] = vips_image_copy_memory(in);
+  if (t[0] == NULL) return -1;
+  VipsImage *current = t[0];
+  if (angle != VIPS_ANGLE_D0) {
+    if (vips_rot(current, &t[1], angle, NULL)) return -1;
+    current = t[1];
+  }
+  if (flip >= 0) {
+    if (vips_flip(current, &t[2], (VipsDirection)flip, NULL)) return -1;
+    current = t[2];
+  }
+  *out = current;
+  return 0;
+}
+
+/// A copy of `in` without EXIF, XMP, IPTC, Photoshop and comment metadata (the ICC profile
+/// stays), or with only its orientation set upright when `keep_metadata`.
+static int tpv_without_metadata(VipsImage *in, int keep_metadata, VipsImage **out) {
+  if (vips_copy(in, out, NULL)) return -1;
+  if (keep_metadata) {
+    // The pixels are upright now; viewers must not turn them again.
+    if (vips_image_get_typeof(*out, VIPS_META_ORIENTATION))
+      vips_image_set_int(*out, VIPS_META_ORIENTATION, 1);
+    return 0;
+  }
+  gchar **fields = vips_image_get_fields(*out);
+  for (int i = 0; fields[i] != NULL; i++) {
+    const char *name = fields[i];
+    if (vips_isprefix("exif-", name) || vips_isprefix("xmp-", name) ||
+        vips_isprefix("iptc-", name) || vips_isprefix("photoshop-", name) ||
+        strstr(name, "comment") != NULL || strcmp(name, VIPS_META_ORIENTATION) == 0)
+      vips_image_remove(*out, name);
+  }
+  g_strfreev(fields);
+  return 0;
+}
+
+int tpv_make_rendition(
+    tpv_format format, tpv_reader reader, int width, int quality, int jpeg, int keep_metadata,
+    int fail_on_warning, tpv_image *out, char **error) {
+  VipsFailOn fail_on = fail_on_warning ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+  VipsSource *source = tpv_source(&reader);
+  VipsImage *header = NULL;
+  VipsImage *t[9] = {NULL};
+  void *bytes = NULL;
+  size_t length = 0;
+  int failed = 1;
+
+  // The JPEG shrink on load: the largest that leaves at least twice the pixels wanted.
+  int shrink = 1;
+  if (format == TPV_JPEG) {
+    if (tpv_load(format, source, 1, fail_on, &header)) goto done;
+    int orientation = tpv_orientation(header);
+    int shown = orientation >= 5 ? vips_image_get_height(header) : vips_image_get_width(header);
+    g_object_unref(header);
+    header = NULL;
+    if (vips_source_rewind(source)) goto done;
+    double factor = (double)shown / (double)width;
+    shrink = factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1;
+  }
+  if (tpv_load(format, source, shrink, fail_on, &t[0])) goto done;
+  int orientation = tpv_orientation(t[0]);
+  int swap = orientation >= 5;
+  // Scaled as stored; turned upright afterwards, on the small image.
+  if (swap) {
+    if (vips_thumbnail_image(t[0], &t[1], VIPS_MAX_COORD, "height", width, "size",
+                             VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL))
+      goto done;
+  } else {
+    if (vips_thumbnail_image(t[0], &t[1], width, "height", VIPS_MAX_COORD, "size",
+                             VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL))
+      goto done;
+  }
+  VipsImage *current = NULL;
+  if (tpv_upright(t[1], orientation, &t[2], &current)) goto done;
+  if (tpv_without_metadata(current, keep_metadata, &t[5])) goto done;
+  current = t[5];
+  if (jpeg && vips_image_hasalpha(current)) {
+    double white[3] = {255, 255, 255};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int flattened = vips_flatten(current, &t[6], "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    if (flattened) goto done;
+    current = t[6];
+  }
+  if (jpeg) {
+    if (vips_jpegsave_buffer(current, &bytes, &length, "Q", quality, "strip", !keep_metadata,
+                             "optimize_coding", TRUE, NULL))
+      goto done;
+  } else {
+    if (vips_webpsave_buffer(current, &bytes, &length, "Q", quality, "strip", !keep_metadata,
+                             NULL))
+      goto done;
+  }
+  out->bytes = bytes;
+  out->length = length;
+  out->width = vips_image_get_width(current);
+  out->height = vips_image_get_height(current);
+  failed = 0;
+
+done:
+  if (failed) tpv_take_error(error, "the photo could not be decoded");
+  for (int i = 0; i < 9; i++)
+    if (t[i] != NULL) g_object_unref(t[i]);
+  if (header != NULL) g_object_unref(header);
+  g_object_unref(source);
+  return failed ? -1 : 0;
+}
+
+int tpv_decode_rgb(tpv_format format, tpv_reader reader, tpv_image *out, char **error) {
+  VipsSource *source = tpv_source(&reader);
+  VipsImage *t[4] = {NULL};
+  int failed = 1;
+  if (tpv_load(format, source, 1, VIPS_FAIL_ON_ERROR, &t[0])) goto done;
+  if (vips_colourspace(t[0], &t[1], VIPS_INTERPRETATION_sRGB, NULL)) goto done;
+  VipsImage *current = t[1];
+  if (vips_image_hasalpha(current)) {
+    if (vips_flatten(current, &t[2], NULL)) goto done;
+    current = t[2];
+  }
+  if (vips_cast_uchar(current, &t[3], NULL)) goto done;
+  size_t length = 0;
+  void *bytes = vips_image_write_to_memory(t[3], &length);
+  if (bytes == NULL) goto done;
+  out->bytes = bytes;
+  out->length = length;
+  out->width = vips_image_get_width(t[3]);
+  out->height = vips_image_get_height(t[3]);
+  failed = 0;
+done:
+  if (failed) tpv_take_error(error, "the photo could not be decoded");
+  for (int i = 0; i < 4; i++)
+    if (t[i] != NULL) g_object_unref(t[i]);
+  g_object_unref(source);
+  return failed ? -1 : 0;
+}
+
+void tpv_free(void *pointer) { g_free(pointer); }

@@ -1,0 +1,206 @@
+/// Metadata removed from a JPEG or PNG without decoding it: the file published as it is stored,
+/// minus its EXIF, XMP, IPTC, comments and text, for photos small enough to need no rendition.
+///
+/// The walk also checks the file's structure (every segment or chunk whole, PNG checksums
+/// right, the end marker present), so a truncated photo is caught here as a decoder would.
+enum LosslessStrip {
+  /// The outcome: the bytes to publish, or why the photo cannot be published losslessly.
+  enum Outcome: Equatable {
+    case stripped([UInt8])
+    /// Damaged: the reason, for the warning.
+    case damaged(String)
+    /// Sound, but it must be decoded (it is turned by its EXIF orientation, or PNG EXIF).
+    case needsDecoding
+  }
+
+  static func jpeg(_ bytes: [UInt8], keepMetadata: Bool) -> Outcome {
+    guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+      return .damaged("JPEG: no start-of-image marker")
+    }
+    var out: [UInt8] = [0xFF, 0xD8]
+    out.reserveCapacity(bytes.count)
+    var index = 2
+    while true {
+      guard index + 1 < bytes.count, bytes[index] == 0xFF else {
+        return .damaged("JPEG: damaged marker at byte \(index)")
+      }
+      var marker = bytes[index + 1]
+      var next = index + 1
+      while marker == 0xFF, next + 1 < bytes.count {  // fill bytes
+        next += 1
+        marker = bytes[next]
+      }
+      index = next + 1
+      if marker == 0xD9 { return .damaged("JPEG: no image data") }
+      if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+        out += [0xFF, marker]
+        continue
+      }
+      guard index + 1 < bytes.count else { return .damaged("JPEG: premature end of file") }
+      let length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
+      guard length >= 2, index + length <= bytes.count else {
+        return .damaged("JPEG: premature end of file")
+      }
+      let segment = bytes[index + 2..<index + length]
+      if marker == 0xE1, segment.starts(with: Array("Exif\0\0".utf8)),
+        let orientation = exifOrientation(Array(segment.dropFirst(6))), orientation != 1
+      {
+        return .needsDecoding
+      }
+      if marker == 0xDA {
+        // The scans: everything up to the end-of-image marker, copied as it is.
+        guard let end = endOfImage(bytes, from: index + length) else {
+          return .damaged("JPEG: premature end of file")
+        }
+        out += [0xFF, marker]
+        out += bytes[index..<end]
+        return .stripped(out)
+      }
+      if keepMetadata || keeps(marker, segment) {
+        out += [0xFF, marker]
+        out += bytes[index..<index + length]
+      }
+      index += length
+    }
+  }
+
+  /// JFIF (APP0), ICC profiles (APP2) and Adobe colour (APP14) stay, and every non-APP
+  /// segment; EXIF and XMP (APP1), IPTC (APP13), comments and other APP segments go.
+  private static func keeps(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> Bool {
+    switch marker {
+    case 0xE0, 0xEE: return true
+    case 0xE2: return segment.starts(with: Array("ICC_PROFILE\0".utf8))
+    case 0xE1...0xEF, 0xFE: return false
+    default: return true
+    }
+  }
+
+  /// Just past the first end-of-image marker at or after `start`: in scan data 0xFF is
+  /// followed by 0x00 or a marker, so the first FF D9 is the end.
+  private static func endOfImage(_ bytes: [UInt8], from start: Int) -> Int? {
+    var index = start
+    while index + 1 < bytes.count {
+      if bytes[index] == 0xFF, bytes[index + 1] == 0xD9 { return index + 2 }
+      index += 1
+    }
+    return nil
+  }
+
+  /// The orientation in a TIFF-structured EXIF block (tag 0x0112 of IFD0), when there is one.
+  static func exifOrientation(_ tiff: [UInt8]) -> Int? {
+    guard tiff.count >= 8 else { return nil }
+    let little: Bool
+    switch (tiff[0], tiff[1]) {
+    case (0x49, 0x49): little = true
+    case (0x4D, 0x4D): little = false
+    default: return nil
+    }
+    func u16(_ at: Int) -> Int? {
+      guard at >= 0, at + 2 <= tiff.count else { return nil }
+      return little
+        ? Int(tiff[at]) | Int(tiff[at + 1]) << 8 : Int(tiff[at]) << 8 | Int(tiff[at + 1])
+    }
+    func u32(_ at: Int) -> Int? {
+      guard let high = u16(little ? at + 2 : at), let low = u16(little ? at : at + 2) else {
+        return nil
+      }
+      return high << 16 | low
+    }
+    guard let ifd = u32(4), let entries = u16(ifd) else { return nil }
+    for entry in 0..<entries {
+      let at = ifd + 2 + entry * 12
+      guard let tag = u16(at) else { return nil }
+      if tag == 0x0112 { return u16(at + 8) }
+    }
+    return nil
+  }
+
+  /// A WebP without its `EXIF` and `XMP ` chunks (and their flags in `VP8X`). libvips 8.14
+  /// writes EXIF into WebP even when told to strip it, so every rendition passes through here.
+  static func webp(_ bytes: [UInt8]) -> Outcome {
+    guard bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)),
+      Array(bytes[8..<12]) == Array("WEBP".utf8)
+    else { return .damaged("WebP: no RIFF header") }
+    var out = Array(bytes[0..<12])
+    var index = 12
+    while index + 8 <= bytes.count {
+      let type = String(decoding: bytes[index..<index + 4], as: UTF8.self)
+      let size =
+        Int(bytes[index + 4]) | Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]) << 16
+        | Int(bytes[index + 7]) << 24
+      let end = index + 8 + size + (size & 1)
+      guard end <= bytes.count else { return .damaged("WebP: premature end of file") }
+      if type != "EXIF" && type != "XMP " {
+        var chunk = Array(bytes[index..<end])
+        if type == "VP8X", chunk.count > 8 { chunk[8] &= ~0x0C }
+        out += chunk
+      }
+      index = end
+    }
+    let riff = UInt32(out.count - 8)
+    out[4] = UInt8(riff & 0xFF)
+    out[5] = UInt8((riff >> 8) & 0xFF)
+    out[6] = UInt8((riff >> 16) & 0xFF)
+    out[7] = UInt8(riff >> 24)
+    return .stripped(out)
+  }
+
+  private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+  /// Text, EXIF and time chunks: where PNG keeps metadata.
+  private static let pngMetadata: Set<String> = ["eXIf", "tEXt", "zTXt", "iTXt", "tIME"]
+
+  static func png(_ bytes: [UInt8], keepMetadata: Bool) -> Outcome {
+    guard bytes.starts(with: pngSignature) else { return .damaged("PNG: no signature") }
+    var out = pngSignature
+    out.reserveCapacity(bytes.count)
+    var index = pngSignature.count
+    var sawData = false
+    while true {
+      guard index + 12 <= bytes.count else { return .damaged("PNG: premature end of file") }
+      let length =
+        Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8
+        | Int(bytes[index + 3])
+      let end = index + 12 + length
+      guard length <= 0x7FFF_FFFF, end <= bytes.count else {
+        return .damaged("PNG: premature end of file")
+      }
+      let type = String(decoding: bytes[index + 4..<index + 8], as: UTF8.self)
+      let stored =
+        UInt32(bytes[end - 4]) << 24 | UInt32(bytes[end - 3]) << 16 | UInt32(bytes[end - 2]) << 8
+        | UInt32(bytes[end - 1])
+      guard CRC32.checksum(bytes[index + 4..<end - 4]) == stored else {
+        return .damaged("PNG: \(type) chunk has a bad checksum")
+      }
+      if type == "eXIf" { return .needsDecoding }
+      if type == "IDAT" { sawData = true }
+      if keepMetadata || !pngMetadata.contains(type) {
+        out += bytes[index..<end]
+      }
+      index = end
+      if type == "IEND" {
+        return sawData ? .stripped(out) : .damaged("PNG: no image data")
+      }
+    }
+  }
+}
+
+/// The CRC-32 of PNG chunks (ISO 3309, as in zlib).
+enum CRC32 {
+  private static let table: [UInt32] = (0..<256).map { n in
+    var c = UInt32(n)
+    for _ in 0..<8 {
+      c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1
+    }
+    return c
+  }
+
+  static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    table.withUnsafeBufferPointer { table in
+      for byte in bytes {
+        crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+      }
+    }
+    return crc ^ 0xFFFF_FFFF
+  }
+}

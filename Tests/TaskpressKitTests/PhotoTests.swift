@@ -1,0 +1,346 @@
+import CVipsShim
+import Foundation
+@_spi(Testing) import SQLite
+import Synchronization
+import Testing
+
+@testable import TaskpressKit
+
+/// A site built from `Fixtures/photo-cases.sql` (made by Scripts/make-photo-fixtures.py).
+private struct PhotoSite {
+  let site: SiteFixture
+  var warnings: [String] = []
+  var summary = BuildSummary()
+
+  static func fixtureSQL() throws -> String {
+    try String(
+      contentsOf: FixtureFolder.fixtures.appending(path: "photo-cases.sql"), encoding: .utf8)
+  }
+
+  init(sql: String? = nil, configure: (inout BuildOptions) -> Void = { _ in }) throws {
+    site = try SiteFixture()
+    let database = try site.database("possessions.sqlite", try sql ?? Self.fixtureSQL())
+    var options = BuildOptions()
+    options.possessions = database
+    configure(&options)
+    try build(options)
+  }
+
+  mutating func build(_ options: BuildOptions) throws {
+    var options = options
+    options.output = site.output
+    let collected = Mutex<[String]>([])
+    let reporter = Build.Reporter(warning: { warning in
+      collected.withLock { $0.append("\(warning)") }
+    })
+    summary = try Build.run(options, interrupt: InterruptFlag(), reporter: reporter)
+    warnings = collected.withLock { $0 }
+  }
+
+  /// The `src` and `srcset` files of the first `<img>` of a page.
+  func image(_ page: String) throws -> (src: String, srcset: [String])? {
+    let html = try site.page(page)
+    guard let tag = html.range(of: #"<img [^>]*>"#, options: .regularExpression) else {
+      return nil
+    }
+    let img = String(html[tag])
+    func attribute(_ name: String) -> String? {
+      guard let range = img.range(of: " \(name)=\"[^\"]*\"", options: .regularExpression) else {
+        return nil
+      }
+      return String(img[range].dropFirst(name.count + 3).dropLast())
+    }
+    let src = try #require(attribute("src"))
+    let srcset = (attribute("srcset") ?? "").split(separator: ",").map {
+      String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+    }
+    return (String(src.dropFirst(3)), srcset.map { String($0.dropFirst(3)) })
+  }
+
+  func bytes(_ path: String) throws -> [UInt8] {
+    [UInt8](try #require(FileManager.default.contents(atPath: site.output + "/" + path)))
+  }
+
+  func photoFiles() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: site.output + "/photos").sorted()
+  }
+}
+
+private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+  let needle = Array(needle.utf8)
+  guard haystack.count >= needle.count else { return false }
+  for start in 0...(haystack.count - needle.count)
+  where haystack[start] == needle[0] && Array(haystack[start..<start + needle.count]) == needle {
+    return true
+  }
+  return false
+}
+
+@Suite struct SHA256Tests {
+  @Test("SHA-256 gives the FIPS 180-4 digests, in one piece or many")
+  func vectors() {
+    #expect(
+      SHA256.hex(SHA256.hash([]))
+        == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(
+      SHA256.hex(SHA256.hash(Array("abc".utf8)))
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    let two = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+    #expect(
+      SHA256.hex(SHA256.hash(two))
+        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+    #expect(
+      SHA256.hex(SHA256.hash(million))
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    var pieces = SHA256()
+    var offset = 0
+    var size = 1
+    while offset < million.count {
+      let end = min(million.count, offset + size)
+      million[offset..<end].withUnsafeBytes { pieces.update($0) }
+      offset = end
+      size = size * 3 % 997 + 1
+    }
+    #expect(SHA256.hex(pieces.finalize()) == SHA256.hex(SHA256.hash(million)))
+  }
+}
+
+/// Two byte strings of equal length with the same 64-bit `ContentHash`: `base` with 64 bytes at
+/// `offset` (a multiple of 32) replaced, differently in each. Lane 0 of the hash mixes each
+/// block's first word as `rotl(lane + word * p2, 31) * p1`, a bijection of `lane + word * p2`,
+/// so a second block's word can cancel the first one's difference.
+private func contentHashCollision(_ base: [UInt8], at offset: Int) -> ([UInt8], [UInt8]) {
+  let p1: UInt64 = 0x9E37_79B1_85EB_CA87
+  let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+  func round(_ lane: UInt64, _ word: UInt64) -> UInt64 {
+    let mixed = lane &+ word &* p2
+    return ((mixed << 31) | (mixed >> 33)) &* p1
+  }
+  func word(_ bytes: [UInt8], _ at: Int) -> UInt64 {
+    (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+  }
+  func setWord(_ bytes: inout [UInt8], _ at: Int, _ value: UInt64) {
+    for i in 0..<8 { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i))) }
+  }
+  var lane: UInt64 = 0x243F_6A88_85A3_08D3
+  for block in stride(from: 0, to: offset, by: 32) { lane = round(lane, word(base, block)) }
+  var first = base
+  var second = base
+  setWord(&first, offset, 0x1111_1111_1111_1111)
+  setWord(&second, offset, 0x2222_2222_2222_2222)
+  let a = round(lane, word(first, offset))
+  let b = round(lane, word(second, offset))
+  // The inverse of p2 modulo 2^64 (Newton's iteration).
+  var inverse = p2
+  for _ in 0..<6 { inverse = inverse &* (2 &- p2 &* inverse) }
+  setWord(&first, offset + 32, 0x3333_3333_3333_3333)
+  setWord(&second, offset + 32, 0x3333_3333_3333_3333 &+ (a &- b) &* inverse)
+  return (first, second)
+}
+
+@Suite struct PhotoIdentityTests {
+  @Test("two photos whose 64-bit hashes collide are published as two files, each on its page")
+  func collision() throws {
+    // A small JPEG of the fixtures, with an APP0 segment (kept when metadata is removed) that
+    // holds the crafted blocks at byte 32.
+    let folder = try FixtureFolder()
+    let database = try Database(path: try folder.database("photos"))
+    var jpeg: [UInt8] = []
+    try database.prepare("SELECT photo FROM possessions WHERE id = 2").forEachRow { row in
+      jpeg = row.bytes(at: 0) ?? []
+    }
+    #expect(jpeg.starts(with: [0xFF, 0xD8]))
+    let app0: [UInt8] = [0xFF, 0xE0, 0x00, 2 + 26 + 64] + [UInt8](repeating: 0x41, count: 90)
+    let base = [0xFF, 0xD8] + app0 + jpeg.dropFirst(2)
+    let (first, second) = contentHashCollision(base, at: 32)
+    #expect(first != second)
+    #expect(ContentHash(of: first) == ContentHash(of: second))
+
+    let sql = """
+      CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
+      INSERT INTO possessions VALUES (1, 'first', '', X'\(first.map { String(format: "%02X", $0) }.joined())');
+      INSERT INTO possessions VALUES (2, 'second', '', X'\(second.map { String(format: "%02X", $0) }.joined())');
+      """
+    let built = try PhotoSite(sql: sql)
+    let one = try #require(try built.image("possessions/1.html"))
+    let two = try #require(try built.image("possessions/2.html"))
+    #expect(one.src != two.src)
+    let firstPublished = try built.bytes(one.src)
+    let secondPublished = try built.bytes(two.src)
+    #expect(firstPublished != secondPublished)
+    #expect(firstPublished.count == first.count && secondPublished.count == second.count)
+    #expect(Array(secondPublished[32..<96]) == Array(second[32..<96]))
+  }
+}
+
+@Suite struct PhotoRenditionTests {
+  /// The colour (0-3 per channel) at a fraction of the width and height of an RGB image.
+  private func colour(_ image: Vips.Image, _ x: Double, _ y: Double) -> [Int] {
+    let column = Int(x * Double(image.width))
+    let row = Int(y * Double(image.height))
+    let at = (row * image.width + column) * 3
+    return (0..<3).map { Int((Double(image.bytes[at + $0]) / 85).rounded()) }
+  }
+
+  @Test("EXIF orientations 1-8 give upright renditions at every width")
+  func orientations() throws {
+    let built = try PhotoSite()
+    for orientation in 1...8 {
+      let image = try #require(try built.image("possessions/\(orientation).html"))
+      #expect(image.srcset.count == 2, "orientation \(orientation): \(image.srcset)")
+      for path in image.srcset {
+        #expect(path.hasSuffix(".webp"))
+        let pixels = try Vips.rgb(TPV_WEBP, PhotoBytes(try built.bytes(path)))
+        #expect(pixels.width > pixels.height, "orientation \(orientation): \(path)")
+        // Red, green / blue, white.
+        #expect(colour(pixels, 0.25, 0.25) == [3, 0, 0], "orientation \(orientation)")
+        #expect(colour(pixels, 0.75, 0.25) == [0, 3, 0], "orientation \(orientation)")
+        #expect(colour(pixels, 0.25, 0.75) == [0, 0, 3], "orientation \(orientation)")
+        #expect(colour(pixels, 0.75, 0.75) == [3, 3, 3], "orientation \(orientation)")
+      }
+      let page = try built.site.page("possessions/\(orientation).html")
+      #expect(page.contains(#"width="400" height="200""#), "orientation \(orientation)")
+    }
+  }
+
+  @Test("renditions at the theme's widths below the photo's, and the photo's own; never larger")
+  func widths() throws {
+    var settings = PhotoSettings()
+    settings.widths = [320, 640, 1024, 1600]
+    #expect(settings.renditionWidths(forShownWidth: 4032) == [320, 640, 1024, 1600])
+    #expect(settings.renditionWidths(forShownWidth: 800) == [320, 640, 800])
+    #expect(settings.renditionWidths(forShownWidth: 640) == [320, 640])
+    #expect(settings.renditionWidths(forShownWidth: 200) == [200])
+    let built = try PhotoSite()
+    let phone = try #require(try built.image("possessions/10.html"))
+    #expect(
+      phone.srcset.map { $0.split(separator: "-").last ?? "" } == [
+        "320.webp", "640.webp", "800.webp",
+      ])
+    let gallery = try built.site.page("possessions/index.html")
+    #expect(gallery.contains(#"sizes="(max-width: 40rem) 60vw, 20rem""#))
+  }
+
+  @Test("HEIC and TIFF photos are published as WebP that a browser shows")
+  func browserFormats() throws {
+    let built = try PhotoSite()
+    for id in [12, 13] {
+      let image = try #require(try built.image("possessions/\(id).html"))
+      #expect(image.src.hasSuffix("-400.webp"), "possession \(id): \(image.src)")
+      let pixels = try Vips.rgb(TPV_WEBP, PhotoBytes(try built.bytes(image.src)))
+      #expect(pixels.width == 400 && pixels.height == 200)
+    }
+    #expect(
+      try built.photoFiles().allSatisfy {
+        $0.hasSuffix(".webp") || $0.hasSuffix(".jpg") || $0.hasSuffix(".png")
+      })
+  }
+
+  @Test("no published photo carries GPS, camera or text metadata unless --keep-photo-metadata")
+  func metadata() throws {
+    let built = try PhotoSite()
+    let files = try built.photoFiles()
+    #expect(files.count > 10)
+    for file in files {
+      let bytes = try built.bytes("photos/" + file)
+      #expect(!contains(bytes, "FixtureCameraMaker"), "\(file)")
+      #expect(!contains(bytes, "FixturePhoneModel"), "\(file)")
+      #expect(!contains(bytes, "Exif\0\0"), "\(file)")
+      #expect(!contains(bytes, "EXIF") && !contains(bytes, "XMP "), "\(file)")
+    }
+    // The small phone photo is published as stored, without its EXIF (the lossless path).
+    let small = try #require(try built.image("possessions/11.html"))
+    #expect(small.src.hasSuffix(".jpg"))
+
+    let kept = try PhotoSite { $0.keepPhotoMetadata = true }
+    for id in [10, 11] {
+      let image = try #require(try kept.image("possessions/\(id).html"))
+      #expect(contains(try kept.bytes(image.src), "FixtureCameraMaker"), "possession \(id)")
+    }
+  }
+
+  @Test("damaged, hostile and huge photos are warnings; their pages show the placeholder")
+  func badPhotos() throws {
+    let built = try PhotoSite()
+    let file = built.site.folder + "/possessions.sqlite"
+    let expected = [
+      "\(file): possessions id=23: photo is not a recognized image (starts with 6a 75 73 74)",
+      "\(file): possessions id=24: photo is not a recognized image (starts with 3c 73 76 67)",
+      "\(file): possessions id=25: photo is not a recognized image (starts with 25 50 44 46)",
+      "\(file): possessions id=20: photo not published: VipsJpeg: Premature end of input file; "
+        + "the pages show no photo",
+      "\(file): possessions id=21: photo not published: VipsJpeg: Corrupt JPEG data: 219 "
+        + "extraneous bytes before marker 0x24; the pages show no photo",
+      "\(file): possessions id=22: photo not published: vipspng: libpng read error; the pages "
+        + "show no photo",
+      "\(file): possessions id=26: photo not published: it has 50000 × 50000 pixels, more than "
+        + "--max-photo-pixels (100000000) allows; the pages show no photo",
+      "\(file): possessions id=27: photo not published: JPEG: premature end of file; the pages "
+        + "show no photo",
+      "\(file): possessions id=28: photo not published: PNG: IDAT chunk has a bad checksum; the "
+        + "pages show no photo",
+    ]
+    #expect(built.warnings == expected)
+    #expect(built.summary.warnings == expected.count)
+    for id in [20, 21, 22, 23, 24, 25, 26, 27, 28] {
+      let page = try built.site.page("possessions/\(id).html")
+      #expect(!page.contains("<img"), "possession \(id)")
+      #expect(page.contains(#"<p class="no-photo-note">"#), "possession \(id)")
+    }
+    // Every other possession has its photo.
+    #expect(built.summary.photos == 13)
+    let gallery = try built.site.page("possessions/index.html")
+    #expect(gallery.components(separatedBy: #"<span class="no-photo""#).count - 1 == 9)
+
+    // A higher pixel limit lets the bomb's header through, and libvips then fails on its data
+    // without using gigabytes.
+    let lifted = try PhotoSite { $0.maxPhotoPixels = 10_000 }
+    #expect(lifted.warnings.contains { $0.contains("id=1: photo not published: it has 400 × 200") })
+  }
+
+  @Test("--strict makes a photo warning fail the build, and the site stays as it was")
+  func strict() throws {
+    var built = try PhotoSite()
+    let before = try built.photoFiles()
+    let page = try built.site.page("possessions/1.html")
+    var options = BuildOptions()
+    options.possessions = built.site.folder + "/possessions.sqlite"
+    // The sources' own warnings (text, SVG, PDF) come first; without them the photos' remain.
+    let path = try #require(options.possessions)
+    try Database.openWritableForTesting(at: path).execute(
+      "DELETE FROM possessions WHERE id IN (23, 24, 25); "
+        + "UPDATE possessions SET name = 'renamed' WHERE id = 1")
+    options.strict = true
+    #expect(throws: BuildError("6 warnings and --strict is set; the site was not changed")) {
+      try built.build(options)
+    }
+    #expect(try built.photoFiles() == before)
+    #expect(try built.site.page("possessions/1.html") == page)
+  }
+
+  @Test("a rebuild decodes no photo whose renditions are in the site")
+  func rebuildDecodesNothing() throws {
+    var built = try PhotoSite()
+    #expect(built.summary.renditionsMade > 20)
+    let files = try built.photoFiles()
+    var options = BuildOptions()
+    options.possessions = built.site.folder + "/possessions.sqlite"
+    let path = try #require(options.possessions)
+    try Database.openWritableForTesting(at: path).execute(
+      "UPDATE possessions SET name = 'renamed' WHERE id = 1")
+    try built.build(options)
+    // Only the two photos that fail when decoded (ids 20 and 21) are tried again.
+    #expect(built.summary.renditionsMade == 2)
+    #expect(try built.photoFiles() == files)
+    #expect(try built.site.page("possessions/1.html").contains("renamed"))
+    // A rendition deleted from the site is made again, and only that one.
+    let image = try #require(try built.image("possessions/10.html"))
+    try FileManager.default.removeItem(atPath: built.site.output + "/" + image.src)
+    try Database.openWritableForTesting(at: path).execute(
+      "UPDATE possessions SET name = 'again' WHERE id = 1")
+    try built.build(options)
+    #expect(built.summary.renditionsMade == 2 + 1)
+    #expect(try built.photoFiles() == files)
+  }
+}
