@@ -77,7 +77,7 @@ enum Specs {
       OptionSpec(name: "strict", help: "Treat every warning as an error."),
       OptionSpec(
         name: "max-photo-pixels", valueName: "<n>",
-        help: "Photos with more pixels are not decoded (a warning).", defaultText: "100000000"),
+        help: "Photos with more pixels are not decoded (a warning).", defaultText: "200000000"),
       OptionSpec(
         name: "keep-photo-metadata",
         help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),

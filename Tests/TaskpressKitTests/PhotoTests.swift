@@ -275,7 +275,7 @@ private func contentHashCollision(_ base: [UInt8], at offset: Int) -> ([UInt8], 
       "\(file): possessions id=22: photo not published: vipspng: libpng read error; the pages "
         + "show no photo",
       "\(file): possessions id=26: photo not published: it has 50000 × 50000 pixels, more than "
-        + "--max-photo-pixels (100000000) allows; the pages show no photo",
+        + "--max-photo-pixels (200000000) allows; the pages show no photo",
       "\(file): possessions id=27: photo not published: JPEG: premature end of file; the pages "
         + "show no photo",
       "\(file): possessions id=28: photo not published: PNG: IDAT chunk has a bad checksum; the "

@@ -33,7 +33,7 @@ public struct BuildOptions: Sendable, Equatable {
   /// A JSON file to write the build summary to.
   public var report: String?
   /// Photos with more pixels than this are a warning and are not decoded.
-  public var maxPhotoPixels: Int = 100_000_000
+  public var maxPhotoPixels: Int = 200_000_000
   /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
   public var keepPhotoMetadata: Bool = false
 

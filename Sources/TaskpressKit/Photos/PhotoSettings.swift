@@ -12,7 +12,7 @@ struct PhotoSettings: Sendable, Equatable {
   /// Publishes EXIF, XMP and IPTC (with GPS positions and camera details) as they are stored.
   var keepMetadata = false
 
-  static let defaultMaxPixels = 100_000_000
+  static let defaultMaxPixels = 200_000_000
 
   /// The settings of `options`, with the widths of the theme's `photos.json`
   /// (`{"widths": [320, 640]}`) when it has one.

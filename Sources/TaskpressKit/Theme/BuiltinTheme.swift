@@ -602,12 +602,22 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `name`, `title`, `text` | `Film camera` (`title` and `text` fall back to `Possessions 3` when the name is empty) |
 | `description` | the description as stored (HTML-escape it; `.md` templates may use `{{{description}}}` to read it as Markdown) |
 | `url` | `possessions/3.html` |
-| `photo.url` | `../photos/d17cfca602c84070.png` |
+| `photo.url` | `../photos/9f2c…e1-1600.webp`: the widest file of the photo |
+| `photo.thumbUrl` | `../photos/9f2c…e1-320.webp`: the narrowest |
+| `photo.srcset` | `../photos/9f2c…e1-320.webp 320w, ../photos/9f2c…e1-640.webp 640w, …`: every file with its width, for `srcset` |
 | `photo.alt` | `Photo of Film camera` |
-| `photo.width`, `photo.height` | from the image's header (`320` when the format does not say) |
+| `photo.width`, `photo.height` | the size of `photo.url` in pixels |
 | `photo.thumbWidth`, `photo.thumbHeight` | the size scaled to fit 320 × 320 |
 
-`photo` is absent when the possession has no photo (or its blob is not an image).
+`photo` is absent when the possession has no photo, or its blob is not an image or does not
+decode (the build warns).
+
+The widths of a photo's files are set by the theme's `photos.json`:
+`{"widths": [320, 640, 1024, 1600]}` (whole numbers from 16 to 8192). A photo gets a WebP file
+for each width smaller than it and one at its own width when it is smaller than the widest; a
+JPEG or PNG no wider than the narrowest width is published as stored (without its metadata),
+as its one file. Give `sizes` in the template to say how wide the image is shown, so that the
+browser picks the smallest file that is sharp enough.
 
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
 
