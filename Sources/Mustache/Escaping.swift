@@ -207,23 +207,6 @@ public enum Escaping: Sendable, Equatable {
     }
   }
 
-  /// Whether escaping `bytes` for Markdown does nothing but put a backslash before each ASCII
-  /// punctuation character: they have no line break, no space or tab at either end, no control
-  /// character and no code point HTML forbids.
-  public static func markdownEscapesOnlyPunctuation(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let first = bytes.first, let last = bytes.last else { return true }
-    if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 { return false }
-    for index in bytes.indices {
-      switch bytes[index] {
-      case 0x09: continue
-      case 0x00..<0x20, 0x7F: return false
-      case 0xC2, 0xEF...0xF4: if forbidden(bytes, at: index) != nil { return false }
-      default: continue
-      }
-    }
-    return true
-  }
-
   /// Whether Markdown escaping copies `byte` as it is, whatever surrounds it: ASCII letters
   /// and digits, and UTF-8 bytes that cannot start a forbidden code point.
   @inline(__always)

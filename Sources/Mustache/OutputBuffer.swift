@@ -71,15 +71,15 @@ public struct ByteBuffer: ~Copyable {
   }
 }
 
-/// The bytes of one render, and what a render that sets Markdown values aside needs beside
-/// them. The render hands the bytes to the caller at the end.
+/// The bytes of one render, and what a render that sets values aside needs beside them. The
+/// render hands the bytes to the caller at the end.
 struct OutputBuffer: ~Copyable, ByteSink {
   private var storage: ByteBuffer
-  /// The values escaped for Markdown, set aside rather than written, when the render sets
-  /// them aside (nil when it does not).
-  var markdownValues: MarkdownValues?
+  /// The values of one escaping, set aside rather than written, when the render sets them
+  /// aside (nil when it does not).
+  var setAside: SetAsideValues?
   /// What to add to an offset in this buffer for the place of a value set aside.
-  var markdownBase = 0
+  var setAsideBase = 0
 
   init(capacity: Int) {
     storage = ByteBuffer(capacity: capacity)

@@ -61,6 +61,12 @@ public struct DictionaryPartialResolver: PartialResolver {
       templates.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
   }
 
+  /// Creates a resolver holding `templates`, found by the names they are given here (a theme's
+  /// paths, `nav.html`, while each template's own name says where it came from).
+  public init(templatesByName templates: [String: Template]) {
+    self.templates = templates
+  }
+
   /// Parses `sources`, a dictionary from name (e.g. `header.md`) to template text; each
   /// template's escaping follows the extension of its name.
   ///

@@ -31,35 +31,43 @@ public final class RenderBuffer {
   public func removeAll() {
     output.removeAll()
   }
+
+  /// Appends `bytes` as they are.
+  public func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    output.append(contentsOf: bytes)
+  }
 }
 
 extension Template {
   /// Renders the template with `value` as the root of the context stack, appending to
-  /// `buffer`; see ``render(_:into:partials:missingPartials:)``.
+  /// `buffer`; see ``render(_:into:partials:missingPartials:asksObjectsForText:)``.
   public func render(
     _ value: MustacheValue, appendingTo buffer: RenderBuffer,
-    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty
+    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty,
+    asksObjectsForText: Bool = true
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    renderer.asksObjectsForText = asksObjectsForText
     try renderer.render(program, into: &buffer.output)
   }
 
-  /// Renders the template like ``render(_:appendingTo:partials:missingPartials:)``, but sets
-  /// every value it would escape for Markdown aside in `markdownValues`, as
-  /// ``render(_:into:markdownValues:partials:missingPartials:)`` does; the places are offsets
-  /// in `buffer`, which should be empty.
+  /// Renders the template like ``render(_:appendingTo:partials:missingPartials:asksObjectsForText:)``,
+  /// but sets values aside in `setAside`, as
+  /// ``render(_:into:settingAside:partials:missingPartials:asksObjectsForText:)`` does; the
+  /// places are offsets in `buffer`, which should be empty.
   public func render(
     _ value: MustacheValue, appendingTo buffer: RenderBuffer,
-    markdownValues: inout MarkdownValues, partials: (any PartialResolver)? = nil,
-    missingPartials: MissingPartialPolicy = .renderEmpty
+    settingAside setAside: inout SetAsideValues, partials: (any PartialResolver)? = nil,
+    missingPartials: MissingPartialPolicy = .renderEmpty, asksObjectsForText: Bool = true
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    renderer.asksObjectsForText = asksObjectsForText
     // The values are moved into the buffer and back, not copied.
-    buffer.output.markdownValues = markdownValues
-    markdownValues = MarkdownValues(reservingCapacity: false)
-    buffer.output.markdownBase = 0
+    buffer.output.setAside = setAside
+    setAside = SetAsideValues(escaping: setAside.escaping, reservingCapacity: false)
+    buffer.output.setAsideBase = 0
     defer {
-      if let values = buffer.output.markdownValues.take() { markdownValues = values }
+      if let values = buffer.output.setAside.take() { setAside = values }
     }
     try renderer.render(program, into: &buffer.output)
   }

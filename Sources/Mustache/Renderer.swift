@@ -35,6 +35,9 @@ struct Renderer {
 
   let resolver: (any PartialResolver)?
   let policy: MissingPartialPolicy
+  /// Whether an interpolation asks the object holding its last key for the key's text
+  /// (``MustacheObject/text(forKey:_:)``) before its value; off, every value is made.
+  var asksObjectsForText = true
   /// The bottom of the context stack: the data the render was given.
   let root: MustacheValue
   /// The top of the context stack: the value of the innermost section being rendered, if any.
@@ -353,11 +356,14 @@ struct Renderer {
     let found: MustacheValue
     if range.count == 0 {
       found = top ?? root
-    } else if escaping == .markdown, output.markdownValues != nil {
+    } else if !asksObjectsForText {
+      guard let value = lookUp(program, name) else { return }
+      found = value
+    } else if escaping == output.setAside?.escaping {
       // Set aside unescaped, for the place the output has reached; no text, no note.
-      let place = output.markdownBase + output.count
+      let place = output.setAsideBase + output.count
       let resolved = resolveText(program, range) { bytes in
-        if !bytes.isEmpty { output.markdownValues?.append(bytes, at: place) }
+        if !bytes.isEmpty { output.setAside?.append(bytes, at: place) }
       }
       guard case .value(let value) = resolved else { return }
       found = value
@@ -368,7 +374,7 @@ struct Renderer {
       guard case .value(let value) = resolved else { return }
       found = value
     }
-    if escaping == .markdown, output.markdownValues != nil {
+    if escaping == output.setAside?.escaping {
       setAside(found, into: &output)
       return
     }
@@ -426,12 +432,12 @@ struct Renderer {
     return root.member(first)
   }
 
-  /// Sets `value`'s text aside, unescaped, in `output.markdownValues`, for the place the
-  /// output has reached; a value with no text is not noted.
+  /// Sets `value`'s text aside, unescaped, in `output.setAside`, for the place the output has
+  /// reached; a value with no text is not noted.
   private func setAside(_ value: MustacheValue, into output: inout OutputBuffer) {
-    let place = output.markdownBase + output.count
+    let place = output.setAsideBase + output.count
     func note(_ bytes: UnsafeBufferPointer<UInt8>) {
-      if !bytes.isEmpty { output.markdownValues?.append(bytes, at: place) }
+      if !bytes.isEmpty { output.setAside?.append(bytes, at: place) }
     }
     switch value {
     case .null, .object, .computed:

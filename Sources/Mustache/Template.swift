@@ -72,11 +72,16 @@ public struct Template: Sendable {
 
   /// Renders the template, appending UTF-8 bytes to `output`; see
   /// ``render(_:partials:missingPartials:)``.
+  ///
+  /// With `asksObjectsForText` false, an interpolation never asks the object that holds its
+  /// last key for that key's text (``MustacheObject/text(forKey:_:)``): every value is made, as
+  /// with objects that never hand text over. The output is the same either way.
   public func render(
     _ value: MustacheValue, into output: inout [UInt8], partials: (any PartialResolver)? = nil,
-    missingPartials: MissingPartialPolicy = .renderEmpty
+    missingPartials: MissingPartialPolicy = .renderEmpty, asksObjectsForText: Bool = true
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    renderer.asksObjectsForText = asksObjectsForText
     // Room for the template's text and as much again, or for what the caller made room for.
     var buffer = OutputBuffer(
       capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
@@ -85,28 +90,31 @@ public struct Template: Sendable {
     try renderer.render(program, into: &buffer)
   }
 
-  /// Renders the template like ``render(_:into:partials:missingPartials:)``, but sets every
-  /// value it would escape for Markdown aside in `markdownValues`, unescaped, with its place in
-  /// `output`, instead of writing it. `markdownValues.escaped(into: output)` is then what
-  /// ``render(_:into:partials:missingPartials:)`` gives (when `output` starts empty).
+  /// Renders the template like ``render(_:into:partials:missingPartials:asksObjectsForText:)``,
+  /// but sets every value it would escape with `setAside.escaping` aside in `setAside`,
+  /// unescaped, with its place in `output`, instead of writing it.
+  /// `setAside.escaped(into: output)` is then what the plain render gives (when `output` starts
+  /// empty).
   ///
   /// Everything left in `output` comes from the templates (and from values inserted with
   /// another escaping), so two renders with the same output and places used the same template
   /// text around their values.
   public func render(
-    _ value: MustacheValue, into output: inout [UInt8], markdownValues: inout MarkdownValues,
-    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty
+    _ value: MustacheValue, into output: inout [UInt8], settingAside setAside: inout SetAsideValues,
+    partials: (any PartialResolver)? = nil, missingPartials: MissingPartialPolicy = .renderEmpty,
+    asksObjectsForText: Bool = true
   ) throws {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
+    renderer.asksObjectsForText = asksObjectsForText
     var buffer = OutputBuffer(
       capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
     // The values are moved into the buffer and back, not copied.
-    buffer.markdownValues = markdownValues
-    markdownValues = MarkdownValues(reservingCapacity: false)
-    buffer.markdownBase = output.count
+    buffer.setAside = setAside
+    setAside = SetAsideValues(escaping: setAside.escaping, reservingCapacity: false)
+    buffer.setAsideBase = output.count
     defer {
       output.append(contentsOf: buffer.bytes)
-      if let values = buffer.markdownValues.take() { markdownValues = values }
+      if let values = buffer.setAside.take() { setAside = values }
     }
     try renderer.render(program, into: &buffer)
   }

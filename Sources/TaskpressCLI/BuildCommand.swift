@@ -8,12 +8,21 @@ enum BuildCommand {
     _ parsed: ParsedArguments, io: CommandIO, interrupt: InterruptFlag = .process,
     busyTimeout: Duration = .seconds(5)
   ) -> Int32 {
-    let options: BuildOptions
+    var options: BuildOptions
     do {
       options = try Configuration.buildOptions(from: parsed, currentDirectory: io.currentDirectory)
     } catch {
       io.err("error: \(error.message)\n")
       return TaskpressCLI.ExitStatus.usage
+    }
+    // For tests and debugging: which fast paths pages are rendered with.
+    if let paths = io.environment["TASKPRESS_RENDER"] {
+      do {
+        options.renderPaths = try RenderPaths(parsing: paths)
+      } catch {
+        io.err("error: \(error.message)\n")
+        return TaskpressCLI.ExitStatus.usage
+      }
     }
     guard options.todos != nil || options.possessions != nil || options.contacts != nil else {
       io.err(

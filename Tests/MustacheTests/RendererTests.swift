@@ -101,8 +101,8 @@ private struct Computed: MustacheObject {
       "rows": [["name": "x"], ["name": "y_z"]], "n": .int(-7),
     ]
     var output = Array("before".utf8)
-    var values = MarkdownValues()
-    try template.render(data, into: &output, markdownValues: &values, partials: partials)
+    var values = SetAsideValues(escaping: .markdown)
+    try template.render(data, into: &output, settingAside: &values, partials: partials)
     #expect(String(decoding: output, as: UTF8.self) == "before# \n*raw*- \n- \n<b>top</b>")
     // Not the raw value, not the empty one, not the one the HTML partial escaped.
     let texts = (0..<values.count).map { String(decoding: values.value($0), as: UTF8.self) }
@@ -116,7 +116,7 @@ private struct Computed: MustacheObject {
     values.removeAll()
     #expect(values.count == 0)
     var again = Array("before".utf8)
-    try template.render(data, into: &again, markdownValues: &values, partials: partials)
+    try template.render(data, into: &again, settingAside: &values, partials: partials)
     #expect(again == output)
     #expect(values.places == [8, 16, 19, 30])
     #expect(values.escaped(into: again) == plain)
@@ -125,45 +125,13 @@ private struct Computed: MustacheObject {
     for _ in 0..<2 {
       buffer.removeAll()
       values.removeAll()
-      try template.render(data, appendingTo: buffer, markdownValues: &values, partials: partials)
+      try template.render(data, appendingTo: buffer, settingAside: &values, partials: partials)
       #expect(Array(buffer.bytes) == Array(output.dropFirst(6)))
       #expect(values.places == [2, 10, 13, 24])
       #expect(values.escaped(into: Array(buffer.bytes)) == Array(plain.dropFirst(6)))
       // The buffer keeps no values: a plain render into it after that writes them all.
       try template.render(data, appendingTo: buffer, partials: partials)
       #expect(Array(buffer.bytes) == Array(output.dropFirst(6)) + Array(plain.dropFirst(6)))
-    }
-  }
-
-  @Test("Markdown escaping only adds backslashes exactly when the check says so")
-  func markdownEscapesOnlyPunctuation() {
-    var generator = SeededGenerator(seed: 11)
-    // U+FDD0, a noncharacter, cannot be written as a literal.
-    let noncharacter = Unicode.Scalar(0xFDD0 as UInt32).map(Character.init) ?? "x"
-    let alphabet =
-      Array("ab1 \t\n\r*_`&<\\é☐🙂\u{0}\u{7}\u{7F}\u{85}\u{9F}\u{A0}\u{FFFE}\u{1FFFF}") + [
-        noncharacter
-      ]
-    for _ in 0..<20_000 {
-      let length = Int.random(in: 0...6, using: &generator)
-      let text = String(
-        (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-      var backslashed: [UInt8] = []
-      for byte in text.utf8 {
-        if byte < 0x80, byte > 0x20, byte != 0x7F, !(byte >= 0x30 && byte <= 0x39),
-          !((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
-        {
-          backslashed.append(UInt8(ascii: "\\"))
-        }
-        backslashed.append(byte)
-      }
-      var bytes = Array(text.utf8)
-      let only = bytes.withUnsafeMutableBufferPointer {
-        Escaping.markdownEscapesOnlyPunctuation(UnsafeBufferPointer($0))
-      }
-      #expect(
-        only == (Array(Escaping.markdown.escape(text).utf8) == backslashed),
-        "\(Array(text.unicodeScalars))")
     }
   }
 

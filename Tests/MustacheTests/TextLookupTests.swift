@@ -90,12 +90,12 @@ private struct Marked: MustacheObject {
   @Test("Markdown values handed over are set aside as the values would be")
   func handedTextIsSetAside() throws {
     let template = try Template(source: Self.source, name: "t.md")
-    var results: [[UInt8]: MarkdownValues] = [:]
+    var results: [[UInt8]: SetAsideValues] = [:]
     for value in [Self.data { .computed($0) }, Self.data { .object($0.dictionary) }] {
       var output: [UInt8] = []
-      var values = MarkdownValues()
+      var values = SetAsideValues(escaping: .markdown)
       try template.render(
-        value, into: &output, markdownValues: &values, partials: nil,
+        value, into: &output, settingAside: &values, partials: nil,
         missingPartials: .renderEmpty)
       results[output] = values
     }

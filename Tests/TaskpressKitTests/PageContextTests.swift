@@ -4,17 +4,16 @@ import Testing
 @testable import TaskpressKit
 
 @Suite struct PageContextTests {
-  @Test("each page kind's number is its place among the body templates")
-  func kindNumbers() {
+  @Test("each page kind names its body template, and every kind is one page's")
+  func pageKinds() {
     let pages: [SitePlan.Page] = [
       .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
       .notFound,
     ]
-    for page in pages {
-      #expect(
-        PageRenderer.bodyNames[PageRenderer.kindNumber(of: page)] == PageContext.kind(of: page))
-    }
-    #expect(Set(pages.map(PageRenderer.kindNumber)).count == PageRenderer.bodyNames.count)
+    #expect(
+      pages.map { PageKind($0).name }
+        == ["index", "board", "todo", "possessions", "possession", "contacts", "contact", "404"])
+    #expect(pages.map(PageKind.init) == PageKind.allCases)
   }
 
   @Test(
@@ -88,7 +87,7 @@ import Testing
   }
 
   @Test(
-    "one thread's renderer and scratch, going through pages of every kind and folder in any order, render each page as a fresh pair would",
+    "one thread's renderer and buffers, going through pages of every kind and folder in any order, render each page as a fresh pair would",
     arguments: [false, true])
   func reusedScratch(prettyURLs: Bool) throws {
     var data = SiteData()
@@ -105,19 +104,21 @@ import Testing
       generated: nil, photoFiles: [:])
     let pages = plan.pages
     #expect(Set(pages.map { OutputPath.split(plan.file(of: $0)).folder }).count >= 4)
-    let renderer = try PageRenderer(theme: .builtIn)
-    let scratch = PageRenderer.Scratch()
+    let renderer = try PageRenderer(theme: .builtIn, paths: .all)
+    let buffers = RenderBuffers()
     // Forth, back, and each page twice in a row.
     let order =
       Array(pages.indices) + pages.indices.reversed() + pages.indices.flatMap { [$0, $0] }
     for index in order {
       let file = plan.file(of: pages[index])
-      let fresh = PageRenderer.Scratch()
-      try PageRenderer(theme: .builtIn).render(
-        pages[index], file: file, context: context, into: fresh)
-      try renderer.render(pages[index], file: file, context: context, into: scratch)
-      let page = String(decoding: scratch.output.bytes, as: UTF8.self)
-      #expect(page == String(decoding: fresh.output.bytes, as: UTF8.self), "\(file)")
+      let fresh = RenderBuffer()
+      try PageRenderer(theme: .builtIn, paths: .all).render(
+        pages[index], file: file, context: context, appendingTo: fresh, buffers: RenderBuffers())
+      let output = RenderBuffer()
+      try renderer.render(
+        pages[index], file: file, context: context, appendingTo: output, buffers: buffers)
+      let page = String(decoding: output.bytes, as: UTF8.self)
+      #expect(page == String(decoding: fresh.bytes, as: UTF8.self), "\(file)")
     }
   }
 

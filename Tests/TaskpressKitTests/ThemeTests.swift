@@ -29,38 +29,27 @@ import Testing
     }
   }
 
-  @Test("partials found from the table made up front are the ones the rule finds")
-  func partialTable() throws {
-    let paths = [
-      "layout.html", "nav.html", "nav.md", "todo.md", "a.html.html", ".hidden", "dir/x.html",
-      "plain",
-    ]
-    var templates: [String: Mustache.Template] = [:]
-    for path in paths {
-      templates[path] = try Mustache.Template(source: path, name: "theme/" + path)
-    }
-    let partials = ThemePartials(templates: templates)
-    let names = paths + ["nav", "a.html", "a", "x", "dir/x", "todo", "missing", ".hidden.html", ""]
-    for includer in templates.values.map(\.name) + ["elsewhere.md", "noextension"] {
-      for name in names {
-        #expect(
-          partials.partial(named: name, includedFrom: includer)?.name
-            == ThemePartials.resolve(name, includedFrom: includer, in: templates)?.name,
-          "\(name) from \(includer)")
-      }
-    }
+  @Test("a theme's partial is its name with the includer's extension, then its name as written")
+  func partialRule() throws {
+    let templates = try ThemeTemplates(theme: .builtIn).partials
     #expect(
-      partials.partial(named: "nav", includedFrom: "theme/layout.html")?.name == "theme/nav.html")
-    #expect(partials.partial(named: "nav", includedFrom: "theme/todo.md")?.name == "theme/nav.md")
+      try templates.partial(named: "nav", includedFrom: "(built-in)/layout.html")?.name
+        == "(built-in)/nav.html")
+    #expect(
+      try templates.partial(named: "nav.html", includedFrom: "(built-in)/todo.md")?.name
+        == "(built-in)/nav.html")
+    #expect(try templates.partial(named: "nav", includedFrom: "(built-in)/todo.md") == nil)
   }
 
   @Test("every body template of the theme exists and parses")
   func bodiesParse() throws {
     let theme = Theme.builtIn
-    for name in PageRenderer.bodyNames {
-      #expect(throws: Never.self) { try theme.bodyTemplate(name) }
+    for kind in PageKind.allCases {
+      let path = try theme.bodyTemplate(kind.name)
+      #expect(path == kind.name + ".html" || path == kind.name + ".md")
     }
-    _ = try PageRenderer(theme: theme)
+    let templates = try ThemeTemplates(theme: theme)
+    #expect(templates.pairs.map(\.layout.name).allSatisfy { $0 == "(built-in)/layout.html" })
   }
 
   @Test("a missing templates folder and a file given as one are errors naming them")

@@ -58,7 +58,7 @@ public enum Build {
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
-    let renderer = try PageRenderer(theme: theme)
+    let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
@@ -214,7 +214,7 @@ public enum Build {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add("sitemap.xml", bytes: sitemap(pages, plan: plan, baseURL: baseURL))
+        try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
@@ -233,6 +233,9 @@ public enum Build {
       summary.repaired = output.repaired
       summary.commitSteps = output.commitSteps
     } catch {
+      // The photo thread may still be adding a file: stop it before the staging goes.
+      staging.cancel()
+      stagingPhotos.wait()
       writer.abort()
       throw error
     }
@@ -255,241 +258,6 @@ public enum Build {
   private static func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-  }
-
-  // MARK: - Photos
-
-  /// Photos up to this size are read whole into memory; larger ones are streamed.
-  static let photoBufferLimit = Int64(PhotoPublisher.bufferLimit)
-
-  /// Publishes the photos of `possessions` (see `PhotoPublisher`); returns the photo files by
-  /// possession id and the warnings of the photos that could not be published. Stops, with an
-  /// empty result, when `stopping` says so.
-  private static func exportPhotos(
-    _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
-    settings: PhotoSettings, jobs: Int, stopping: @escaping @Sendable () -> Bool
-  ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
-    let publisher = PhotoPublisher(settings: settings, source: source, writer: writer)
-    let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
-    let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
-    return (files, published.warnings, publisher.renditionsMade.load(ordering: .relaxed))
-  }
-
-  // MARK: - Pages
-
-  /// One piece of the work of staging a site.
-  private enum Work {
-    case todoData
-    case possessionData
-    case contactData
-    /// Pages `range` of the plan's pages.
-    case pages(Range<Int>)
-  }
-
-  /// Stages every page and the data copies on `jobs` threads; returns the photo files by
-  /// possession id.
-  ///
-  /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
-  /// the pages that show no photo go first, and the possession pages and `possessions.json`
-  /// wait for the photos' names.
-  private static func stagePages(
-    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
-    writer: OutputWriter, staging shared: StagingState,
-    makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
-    jobs: Int, interrupt: InterruptFlag, reporter: Reporter
-  ) throws -> [Int64: PageContext.PhotoFile] {
-    let batch = 64
-    var work: [Work] = []
-    var photoPages: [Work] = []
-    var start = 0
-    while start < pages.count {
-      // A batch never mixes pages with and without photos.
-      let showsPhoto = Self.showsPhotos(pages[start])
-      var end = start + 1
-      while end < min(start + batch, pages.count), Self.showsPhotos(pages[end]) == showsPhoto {
-        end += 1
-      }
-      if showsPhoto {
-        photoPages.append(.pages(start..<end))
-      } else {
-        work.append(.pages(start..<end))
-      }
-      start = end
-    }
-    if plan.hasTodos { work.insert(.todoData, at: min(1, work.count)) }
-    if plan.hasContacts { work.append(.contactData) }
-    if plan.hasPossessions { work.append(.possessionData) }
-    // Last, so that the photos are staged (or nearly) when a thread reaches them.
-    work += photoPages
-
-    let queue = work
-    let next = Atomic<Int>(0)
-    let done = Atomic<Int>(0)
-    let total = pages.count
-    // Each thread renders with templates and contexts of its own (the first reuses `renderer`,
-    // which checked the templates): no object that pages count references to is shared between
-    // threads, so the cores do not trade the cache lines of reference counts.
-    let threads = max(1, min(jobs, queue.count))
-    let renderers = try [renderer] + (1..<threads).map { _ in try PageRenderer(theme: theme) }
-    let plainContexts = (0..<threads).map { _ in makeContext([:]) }
-    DispatchQueue.concurrentPerform(iterations: threads) { thread in
-      let renderer = renderers[thread]
-      let plainContext = plainContexts[thread]
-      var photoContext: PageContext?
-      let scratch = PageRenderer.Scratch()
-      while true {
-        let index = next.add(1, ordering: .relaxed).oldValue
-        guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
-        do {
-          switch queue[index] {
-          case .todoData:
-            let todos = plan.todosByPK
-            let strings = plainContext.strings
-            try writer.add("data/todos.json", DataExport.todosJSON(todos, strings: strings))
-            try writer.add("data/todos.csv", DataExport.todosCSV(todos, strings: strings))
-          case .possessionData:
-            guard let files = shared.waitForPhotos(interrupt) else { return }
-            let urls = files.photoFiles.mapValues(\.path)
-            try writer.add(
-              "data/possessions.json",
-              DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
-            try writer.add(
-              "data/possessions.csv",
-              DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
-          case .contactData:
-            let contacts = plan.contacts.sorted { $0.id < $1.id }
-            try writer.add("data/contacts.json", DataExport.contactsJSON(contacts))
-            try writer.add("data/contacts.csv", DataExport.contactsCSV(contacts))
-          case .pages(let range):
-            let context: PageContext
-            if Self.showsPhotos(pages[range.lowerBound]) {
-              guard let files = shared.waitForPhotos(interrupt) else { return }
-              let made = photoContext ?? makeContext(files.photoFiles)
-              photoContext = made
-              context = made
-            } else {
-              context = plainContext
-            }
-            guard !interrupt.isSet else { return }
-            let files = range.map { plan.file(of: pages[$0]) }
-            do {
-              try writer.add(files) { index in
-                let position = range.lowerBound + index
-                try renderer.render(
-                  pages[position], file: files[index], context: context, into: scratch)
-                return UnsafeRawBufferPointer(scratch.output.bytes)
-              }
-            } catch let error as OutputError where error.reason == OutputError.interrupted {
-              return
-            }
-            let finished = done.add(range.count, ordering: .relaxed).newValue
-            if finished % 2048 < range.count || finished == total {
-              reporter.progress(finished, total)
-            }
-          }
-        } catch {
-          shared.fail(index, error)
-          return
-        }
-      }
-    }
-    if let error = shared.firstError {
-      throw error
-    }
-    if interrupt.isSet {
-      throw OutputError(path: writer.root, reason: OutputError.interrupted)
-    }
-    return shared.photoFiles
-  }
-
-  /// Whether a page shows photos, and so waits for them to be staged.
-  private static func showsPhotos(_ page: SitePlan.Page) -> Bool {
-    switch page {
-    case .possessions, .possession: true
-    default: false
-    }
-  }
-
-  /// What the threads staging a site share: the photos once they are staged, and failures.
-  private final class StagingState: Sendable {
-    struct Photos {
-      var photoFiles: [Int64: PageContext.PhotoFile]
-    }
-
-    private struct State {
-      var photos: Photos?
-      var failures: [(index: Int, error: any Error)] = []
-      var cancelled = false
-    }
-
-    private let state = Mutex(State())
-    private let condition = NSCondition()
-
-    var failed: Bool { state.withLock { !$0.failures.isEmpty } }
-
-    /// Whether the work should stop: some of it failed, or the build is over.
-    var isStopping: Bool { state.withLock { !$0.failures.isEmpty || $0.cancelled } }
-
-    /// Tells work still under way (the photos) that the build is over.
-    func cancel() {
-      state.withLock { $0.cancelled = true }
-    }
-
-    /// The staged photos by possession id; empty until they are staged (or when there are none).
-    var photoFiles: [Int64: PageContext.PhotoFile] {
-      state.withLock { $0.photos?.photoFiles ?? [:] }
-    }
-
-    /// The error of the earliest piece of work that failed.
-    var firstError: (any Error)? {
-      state.withLock { $0.failures.min { $0.index < $1.index }?.error }
-    }
-
-    func photosDone(_ files: [Int64: PageContext.PhotoFile]) {
-      condition.lock()
-      state.withLock { $0.photos = Photos(photoFiles: files) }
-      condition.broadcast()
-      condition.unlock()
-    }
-
-    func fail(_ index: Int, _ error: any Error) {
-      condition.lock()
-      state.withLock { $0.failures.append((index, error)) }
-      condition.broadcast()
-      condition.unlock()
-    }
-
-    /// The staged photos, once they are; nil when some work failed first or the build was
-    /// interrupted.
-    func waitForPhotos(_ interrupt: InterruptFlag) -> Photos? {
-      condition.lock()
-      defer { condition.unlock() }
-      while true {
-        let (photos, failed) = state.withLock { ($0.photos, !$0.failures.isEmpty) }
-        if let photos { return photos }
-        if failed || interrupt.isSet { return nil }
-        // An interrupt sets a flag and wakes no one: look at it now and then.
-        _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
-      }
-    }
-  }
-
-  // MARK: - Data, sitemap
-
-  private static func sitemap(
-    _ pages: [SitePlan.Page], plan: SitePlan, baseURL: String
-  ) -> [UInt8] {
-    var xml = """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-
-      """
-    for page in pages where page != .notFound {
-      let url = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
-      xml += "  <url><loc>\(Escaping.html.escape(url))</loc></url>\n"
-    }
-    xml += "</urlset>\n"
-    return Array(xml.utf8)
   }
 
   /// `SOURCE_DATE_EPOCH` as a UTC date, `2026-11-29`.

@@ -7,7 +7,7 @@ import Mustache
   import Darwin
 #endif
 
-/// The HTML of a Markdown shape (see `MarkdownShapes`), cut where its values go.
+/// The HTML of a Markdown shape (see `MarkdownSharing`), cut where its values go.
 struct Shape {
   /// How a value's text is written where its token was.
   enum Place: UInt8 {
@@ -67,12 +67,12 @@ struct Shape {
     var html: [UInt8] = []
     var pieces: [Piece] = []
     html.reserveCapacity(rendered.count)
-    let tokenLength = MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+    let tokenLength = MarkdownSharing.tokenPrefix.count + MarkdownSharing.tokenDigits
     let cut = rendered.withUnsafeBytes { rendered -> Bool in
       var index = 0
       var copied = 0
       while index < rendered.count {
-        guard let hole = MarkdownShapes.token(in: rendered, at: index) else {
+        guard let hole = MarkdownSharing.token(in: rendered, at: index) else {
           index += 1
           continue
         }
@@ -96,7 +96,7 @@ struct Shape {
 
   /// The HTML of a page of this shape with `values`; nil when a value is not one this shape
   /// can stand for.
-  func fill(_ values: MarkdownValues) -> [UInt8]? {
+  func fill(_ values: SetAsideValues) -> [UInt8]? {
     guard values.count == holes else { return nil }
     return values.text.withUnsafeBufferPointer { text -> [UInt8]? in
       func value(_ hole: Int) -> UnsafeBufferPointer<UInt8> {
@@ -138,15 +138,49 @@ struct Shape {
   }
 
   /// Whether a value (as the data gave it) is one a shape can stand for in text: not empty,
-  /// no line break, tab, control character or backtick, no space at either end, no code point
-  /// Markdown escaping replaces. Escaped for Markdown it is the same with a backslash before
+  /// no line break, tab, control character or backtick, no space at either end, and no code
+  /// point that Markdown escaping replaces or cmark reads apart from the text around it (see
+  /// `hasOnlyPlainCodePoints`). Escaped for Markdown it is the same with a backslash before
   /// each ASCII punctuation character, which cmark reads as the characters themselves.
   static func isPlain(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard !value.isEmpty else { return false }
+    guard let first = value.first, let last = value.last, first != 0x20, last != 0x20 else {
+      return false
+    }
     for byte in value where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "`") {
       return false
     }
-    return Escaping.markdownEscapesOnlyPunctuation(value)
+    return hasOnlyPlainCodePoints(value)
+  }
+
+  /// Whether `value` has none of the code points that Markdown escaping replaces (a C1 control,
+  /// a noncharacter) nor the byte order mark U+FEFF, which cmark drops at the start of a
+  /// document: at the start of a page a value with one would not come out as its shape says.
+  static func hasOnlyPlainCodePoints(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+    func byte(_ index: Int) -> UInt8? { index < value.count ? value[index] : nil }
+    for index in value.indices {
+      switch value[index] {
+      case 0xC2:
+        // U+0080...U+009F
+        if let second = byte(index + 1), (0x80...0x9F).contains(second) { return false }
+      case 0xEF:
+        guard let second = byte(index + 1), let third = byte(index + 2) else { continue }
+        // U+FEFF; U+FDD0...U+FDEF, U+FFFE, U+FFFF
+        if second == 0xBB && third == 0xBF { return false }
+        if second == 0xB7 && (0x90...0xAF).contains(third) { return false }
+        if second == 0xBF && (third == 0xBE || third == 0xBF) { return false }
+      case 0xF0...0xF4:
+        // The last two code points of every plane.
+        guard let second = byte(index + 1), let third = byte(index + 2),
+          let fourth = byte(index + 3)
+        else { continue }
+        if second & 0x0F == 0x0F && third == 0xBF && (fourth == 0xBE || fourth == 0xBF) {
+          return false
+        }
+      default:
+        continue
+      }
+    }
+    return true
   }
 
   /// Writes a value as cmark writes it where its token was (in text, `&`, `<`, `>`, `"` as
@@ -163,7 +197,7 @@ struct Shape {
     }
     var out = output
     if place == .destination {
-      for byte in value where !MarkdownShapes.ASCIISet.destination.contains(byte) { return nil }
+      for byte in value where !MarkdownSharing.ASCIISet.destination.contains(byte) { return nil }
       copy(value, to: &out)
       return out
     }
@@ -180,14 +214,14 @@ struct Shape {
         continue
       }
       let byte = value[index]
-      if MarkdownShapes.ASCIISet.textAsIs.contains(byte) {
+      if MarkdownSharing.ASCIISet.textAsIs.contains(byte) {
         index += 1
         continue
       }
       if byte >= 0x80 {
-        // A code point Markdown escaping would replace is not plain.
+        // A code point Markdown escaping would replace, or a byte order mark, is not plain.
         if !checked, byte == 0xC2 || byte >= 0xEF {
-          guard Escaping.markdownEscapesOnlyPunctuation(value) else { return nil }
+          guard Self.hasOnlyPlainCodePoints(value) else { return nil }
           checked = true
         }
         index += 1
@@ -204,7 +238,7 @@ struct Shape {
   }
 
   /// Whether all eight bytes of `word` are printable ASCII but `"`, `&`, `<`, `>` and the
-  /// backtick: those of `MarkdownShapes.ASCIISet.textAsIs`.
+  /// backtick: those of `MarkdownSharing.ASCIISet.textAsIs`.
   @inline(__always)
   static func isTextAsIs(_ word: UInt64) -> Bool {
     let ones: UInt64 = 0x0101_0101_0101_0101
@@ -256,7 +290,7 @@ struct Shape {
   /// punctuation to cmark's emphasis rules, as the token's `Q` is.
   static func startsWithWord(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let first = value.first else { return false }
-    if first < 0x80 { return MarkdownShapes.ASCIISet.letterOrDigit.contains(first) }
+    if first < 0x80 { return MarkdownSharing.ASCIISet.letterOrDigit.contains(first) }
     var end = 1
     while end < value.count, value[end] & 0xC0 == 0x80 { end += 1 }
     return isWord(UnsafeBufferPointer(rebasing: value[0..<end]))
@@ -265,7 +299,7 @@ struct Shape {
   /// Whether the last character is a letter or a digit, as the token's last digit is.
   static func endsWithWord(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let last = value.last else { return false }
-    if last < 0x80 { return MarkdownShapes.ASCIISet.letterOrDigit.contains(last) }
+    if last < 0x80 { return MarkdownSharing.ASCIISet.letterOrDigit.contains(last) }
     var start = value.count - 1
     while start > 0, value[start] & 0xC0 == 0x80 { start -= 1 }
     return isWord(UnsafeBufferPointer(rebasing: value[start...]))
@@ -291,7 +325,7 @@ struct Shape {
   /// tokens are not the values', in order.
   static func rules(of shape: [UInt8], holes: Int) -> [Rules]? {
     var rules = [Rules](repeating: [], count: holes)
-    let tokenLength = MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+    let tokenLength = MarkdownSharing.tokenPrefix.count + MarkdownSharing.tokenDigits
     return shape.withUnsafeBytes { shape -> [Rules]? in
       var found = 0
       var index = 0
@@ -303,7 +337,7 @@ struct Shape {
         {
           return nil
         }
-        guard let hole = MarkdownShapes.token(in: shape, at: index) else {
+        guard let hole = MarkdownSharing.token(in: shape, at: index) else {
           index += 1
           continue
         }
@@ -369,9 +403,9 @@ struct Shape {
     var found: [Int] = []
     var index = 0
     while index < bytes.count {
-      if let hole = MarkdownShapes.token(in: bytes, at: index) {
+      if let hole = MarkdownSharing.token(in: bytes, at: index) {
         found.append(hole)
-        index += MarkdownShapes.tokenPrefix.count + MarkdownShapes.tokenDigits
+        index += MarkdownSharing.tokenPrefix.count + MarkdownSharing.tokenDigits
       } else {
         index += 1
       }

@@ -358,25 +358,26 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
-  /// Adds the files `paths`, one after another: `produce(i)` gives the bytes of `paths[i]`,
-  /// which need stay valid only until the next call (a renderer's buffer, reused for the next
-  /// page); see ``add(_:bytes:)``. The same as adding them one by one, with two locks for all
-  /// of them instead of two for each: their paths are claimed together, then recorded
-  /// together once written.
+  /// Adds the files `paths` whose bytes are in `contents`, one after another: file `i` ends at
+  /// `ends[i]` (pages rendered into one buffer, which need stay valid only until this returns);
+  /// see ``add(_:bytes:)``. The same as adding them one by one, with two locks for all of them
+  /// instead of two for each: their paths are claimed together, then recorded together once
+  /// written.
   ///
   /// When a file fails, those before it stay added and the error names the file.
-  public func add(
-    _ paths: [String], contentsOf produce: (Int) throws -> UnsafeRawBufferPointer
-  ) throws {
+  public func add(_ paths: [String], contents: UnsafeRawBufferPointer, ends: [Int]) throws {
+    precondition(ends.count == paths.count, "one end for each path")
     let slots = try reserve(paths)
     var staged: [Staged] = []
     staged.reserveCapacity(slots.count)
     do {
+      var start = 0
       for index in slots.indices {
         if interrupt.isSet {
           throw OutputError(path: displayRoot, reason: OutputError.interrupted)
         }
-        let buffer = try produce(index)
+        let buffer = UnsafeRawBufferPointer(rebasing: contents[start..<ends[index]])
+        start = ends[index]
         staged.append(try stage(slots[index], buffer, hash: ContentHash(of: buffer)))
       }
     } catch {

@@ -70,20 +70,6 @@ struct PageContext: Sendable {
     }
   }
 
-  /// The `kind` a page's `<body>` class names: `index`, `board`, `todo`, ...
-  static func kind(of page: SitePlan.Page) -> String {
-    switch page {
-    case .index: "index"
-    case .board: "board"
-    case .todo: "todo"
-    case .possessions: "possessions"
-    case .possession: "possession"
-    case .contacts: "contacts"
-    case .contact: "contact"
-    case .notFound: "404"
-    }
-  }
-
   /// Everything the body template and the layout of `page` see.
   func values(for page: SitePlan.Page) -> PageValues {
     values(for: page, file: plan.file(of: page))
@@ -181,7 +167,7 @@ struct PageContext: Sendable {
 
   /// What `page` says of itself (`page.title`, ...).
   private func pageInfo(_ page: SitePlan.Page, file: String) -> PageInfo {
-    var info = PageInfo(title: title(of: page), kind: Self.kind(of: page), file: file)
+    var info = PageInfo(title: title(of: page), kind: PageKind(page).name, file: file)
     if let baseURL, page != .notFound {
       info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
     }

@@ -628,7 +628,7 @@ final class PageInfoCursor: MustacheObject, @unchecked Sendable {
 /// The values of to-do pages, made once per folder by each render thread and then moved from
 /// page to page: a site's 100,000 to-do pages make no objects of their own.
 ///
-/// Used by one thread (each render thread has its own, see `PageRenderer.Scratch`); a page's
+/// Used by one thread (each render thread has its own, see `RenderBuffers`); a page's
 /// values are good until the next page's are asked for.
 final class ReusedPageValues {
   /// The values of to-do pages, one set per chrome (a folder), made as pages need them.

@@ -4,11 +4,11 @@ import Testing
 @testable import TaskpressKit
 
 /// Pages rendered through kept shapes are byte for byte what cmark renders from their text.
-@Suite struct MarkdownShapesTests {
+@Suite struct MarkdownSharingTests {
   /// A Markdown template's render with its values set aside, as a page makes it.
   struct Page {
     var text: [UInt8] = []
-    var values = MarkdownValues()
+    var values = SetAsideValues(escaping: .markdown)
     /// What a plain render writes: the values escaped for Markdown in their places.
     var source: [UInt8] = []
 
@@ -27,7 +27,7 @@ import Testing
 
     var cmark: [UInt8] { Markdown.htmlBytes(from: source) }
 
-    func rendered(by shapes: MarkdownShapes) -> [UInt8] {
+    func rendered(by shapes: MarkdownSharing) -> [UInt8] {
       shapes.htmlBytes(from: text, values: values)
     }
   }
@@ -78,7 +78,7 @@ import Testing
   func templatesMatchCmark() {
     var generator = SeededGenerator(seed: 0x5EED_5A9E)
     for texts in Self.templates {
-      let shapes = MarkdownShapes()
+      let shapes = MarkdownSharing()
       for _ in 0..<60 {
         let values = (1..<texts.count).map { _ in Self.randomValue(&generator) }
         let page = Page(texts, values)
@@ -103,7 +103,7 @@ import Testing
           String(String.UnicodeScalarView(text[..<cut])),
           String(String.UnicodeScalarView(text[cut...])),
         ]
-        let shapes = MarkdownShapes()
+        let shapes = MarkdownSharing()
         for _ in 0..<8 {
           let page = Page(texts, [Self.randomValue(&generator)])
           #expect(
@@ -119,7 +119,7 @@ import Testing
 
   @Test("pages of one template share a shape")
   func reuse() throws {
-    let shapes = MarkdownShapes()
+    let shapes = MarkdownSharing()
     let texts = Self.templates[0]
     for number in 0..<100 {
       let values = [
@@ -129,7 +129,7 @@ import Testing
       let page = Page(texts, values)
       #expect(page.rendered(by: shapes) == page.cmark)
     }
-    #expect(shapes.counts == MarkdownShapes.Counts(reused: 99, learned: 1, direct: 0))
+    #expect(shapes.counts == MarkdownSharing.Counts(reused: 99, learned: 1, direct: 0))
     // A value the shape cannot stand for goes to cmark, and the shape stays.
     let odd = Page(texts, ["`code`", "High", "☐", "Done", "a", "b", "c", "d"])
     #expect(odd.rendered(by: shapes) == odd.cmark)
@@ -141,13 +141,13 @@ import Testing
 
   @Test("beside emphasis a value must start and end like a word; else cmark renders it")
   func edgeRules() {
-    let shapes = MarkdownShapes()
+    let shapes = MarkdownSharing()
     let texts = ["Priority: **", "**"]
     for value in ["High", "High!", "«High»", "Høj", "!High", "高", "9"] {
       let page = Page(texts, [value])
       #expect(page.rendered(by: shapes) == page.cmark, "\(value)")
     }
-    #expect(shapes.counts == MarkdownShapes.Counts(reused: 3, learned: 1, direct: 3))
+    #expect(shapes.counts == MarkdownSharing.Counts(reused: 3, learned: 1, direct: 3))
   }
 
   @Test("raw HTML, character references, references and code keep a template out")
@@ -156,7 +156,7 @@ import Testing
       ["<em>", "</em>"], ["&copy; ", ""], ["[", "]\n\n[a]: /url"], ["`", "`"], ["    ", ""],
       ["[x](y \"", "\")"],
     ] {
-      let shapes = MarkdownShapes()
+      let shapes = MarkdownSharing()
       for value in ["one", "two", "three"] {
         let page = Page(texts, [value])
         #expect(page.rendered(by: shapes) == page.cmark)
@@ -167,19 +167,19 @@ import Testing
 
   @Test("a template whose pages all differ stops looking for shapes")
   func stopsWhenNotReused() {
-    let shapes = MarkdownShapes()
-    for number in 0..<(MarkdownShapes.trial + 10) {
+    let shapes = MarkdownSharing()
+    for number in 0..<(MarkdownSharing.trial + 10) {
       // The number is template text here (as an unescaped value would be).
       let page = Page(["Page \(number): ", ""], ["value"])
       #expect(page.rendered(by: shapes) == page.cmark)
     }
-    #expect(shapes.counts.learned == MarkdownShapes.trial)
+    #expect(shapes.counts.learned == MarkdownSharing.trial)
     #expect(shapes.counts.direct == 10)
   }
 
   @Test("the byte sets are the characters they name")
   func byteSets() {
-    func members(_ set: MarkdownShapes.ASCIISet) -> String {
+    func members(_ set: MarkdownSharing.ASCIISet) -> String {
       String(decoding: (0..<128).map(UInt8.init).filter(set.contains), as: UTF8.self)
     }
     let digits = "0123456789"
@@ -189,7 +189,7 @@ import Testing
     #expect(
       members(.textAsIs) == " !#$%'()*+,-./" + digits + ":;=?@" + upper + "[\\]^_" + lower + "{|}~")
     #expect(members(.destination) == "#%+-./" + digits + "=?" + upper + "_" + lower + "~")
-    #expect(!MarkdownShapes.ASCIISet.textAsIs.contains(0xC3))
+    #expect(!MarkdownSharing.ASCIISet.textAsIs.contains(0xC3))
   }
 
   @Test("eight bytes are taken at once exactly when each byte is one text shows as it is")
@@ -208,7 +208,7 @@ import Testing
       }
       let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
       #expect(
-        Shape.isTextAsIs(word) == bytes.allSatisfy(MarkdownShapes.ASCIISet.textAsIs.contains),
+        Shape.isTextAsIs(word) == bytes.allSatisfy(MarkdownSharing.ASCIISet.textAsIs.contains),
         "\(bytes)")
     }
   }

@@ -1,9 +1,14 @@
-/// The values a Markdown template inserted, set aside instead of escaped into the output: their
-/// text, unescaped, and where each goes (see ``Template/render(_:into:markdownValues:partials:missingPartials:)``).
+/// The values a render set aside instead of escaping them into its output: their text,
+/// unescaped, and where each goes (see ``Template/render(_:appendingTo:settingAside:partials:missingPartials:asksObjectsForText:)``).
 ///
-/// The output with ``Escaping/markdown`` applied to each value at its place is what a plain
-/// render gives: ``escaped(into:)`` makes it.
-public struct MarkdownValues: Sendable, Equatable {
+/// A render sets aside the values of one escaping (`escaping`): the interpolations of templates
+/// with another escaping, and values inserted unescaped, are written as usual. The output with
+/// each value escaped at its place is what a plain render gives: ``escaped(into:)`` makes it.
+/// A caller that treats the template's own text apart from the data (to cache work done on the
+/// text, say) finds the text in the output and the data here.
+public struct SetAsideValues: Sendable, Equatable {
+  /// The escaping whose values are set aside.
+  public let escaping: Escaping
   /// The values' text, one after another, as the data gave it (not escaped).
   public private(set) var text: [UInt8] = []
   /// Where each value ends in `text`.
@@ -12,11 +17,12 @@ public struct MarkdownValues: Sendable, Equatable {
   public private(set) var places: [Int] = []
 
   /// No values, with room for a page's.
-  public init() {
-    self.init(reservingCapacity: true)
+  public init(escaping: Escaping) {
+    self.init(escaping: escaping, reservingCapacity: true)
   }
 
-  init(reservingCapacity: Bool) {
+  init(escaping: Escaping, reservingCapacity: Bool) {
+    self.escaping = escaping
     guard reservingCapacity else { return }
     ends.reserveCapacity(32)
     places.reserveCapacity(32)
@@ -45,8 +51,8 @@ public struct MarkdownValues: Sendable, Equatable {
     places.append(place)
   }
 
-  /// `output` (a render's output with these values set aside) with each value escaped for
-  /// Markdown at its place: what the render would have written.
+  /// `output` (a render's output with these values set aside) with each value escaped at its
+  /// place: what the render would have written.
   public func escaped(into output: [UInt8]) -> [UInt8] {
     var source: [UInt8] = []
     source.reserveCapacity(output.count + 2 * text.count)
@@ -56,8 +62,7 @@ public struct MarkdownValues: Sendable, Equatable {
         source.append(contentsOf: output[copied..<places[index]])
         copied = places[index]
         let start = index == 0 ? 0 : ends[index - 1]
-        Escaping.appendMarkdown(
-          UnsafeBufferPointer(rebasing: text[start..<ends[index]]), to: &source)
+        escaping.append(UnsafeBufferPointer(rebasing: text[start..<ends[index]]), to: &source)
       }
     }
     source.append(contentsOf: output[copied...])

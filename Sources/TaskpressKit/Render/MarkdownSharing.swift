@@ -12,18 +12,20 @@ import Synchronization
 /// in the values the template inserted share one parse.
 ///
 /// A page's Markdown is the template's text with values escaped for Markdown in between (see
-/// `Escaping.markdown`); the render sets the values aside (`MarkdownValues`). Its *shape* is
+/// `Escaping.markdown`); the render sets the values aside (`SetAsideValues`). Its *shape* is
 /// the text with each value replaced by a token (`QzX00000` for the first). The first page of a
 /// shape is rendered by cmark, and the shape is rendered too; the shape's HTML, cut at its
 /// tokens, is kept. A later page with the same text and places is that HTML with each token
 /// replaced by its value as cmark writes text (`&`, `<`, `>`, `"` as references) or a link
-/// destination (as it is). The kept HTML is used only when it gave exactly what cmark gave for
-/// the first page, and a page takes it only when each value is one cmark cannot read as
-/// anything but text in that place:
+/// destination (as it is). The kept HTML is used only when, filled with a letter for each
+/// value, it gives exactly what cmark gives for the text with those letters (so the shape kept
+/// depends on the text alone, not on which page met it first), and a page takes it only when
+/// each value is one cmark cannot read as anything but text in that place:
 ///
 /// - the value is not empty and has no line break, tab, control character or backtick, no
-///   space at either end, and nothing Markdown escaping replaces: escaped, it is itself with a
-///   backslash before each ASCII punctuation character (see `Shape.isPlain`);
+///   space at either end, no byte order mark (cmark drops one at the start of a document), and
+///   nothing Markdown escaping replaces: escaped, it is itself with a backslash before each
+///   ASCII punctuation character (see `Shape.isPlain`);
 /// - beside a `*`, `_` or `\` of the template, the value's character there is a letter or a
 ///   digit, like the token's, so emphasis and escapes come out the same; before a `.` or `)`
 ///   (or digits and one of them) it does not end with a digit, which could make an ordered
@@ -34,10 +36,13 @@ import Synchronization
 /// references) or `]:` (link reference definitions), or when a token lands anywhere but in text
 /// or a link's destination (code, a link title).
 ///
+/// This is the plain path's twin: `PageRenderer` without `RenderPaths.markdownSharing` runs
+/// cmark on every page, and the differential tests compare the two.
+///
 /// The kept shapes are shared by the threads rendering pages. When most pages of a template
 /// have shapes of their own (an index whose rows vary in number), keeping them stops paying
 /// and the template goes straight to cmark.
-final class MarkdownShapes: Sendable {
+final class MarkdownSharing: Sendable {
   /// What a render did, for tests.
   struct Counts: Equatable {
     /// Pages made from a kept shape.
@@ -63,9 +68,9 @@ final class MarkdownShapes: Sendable {
       self.shape = shape
     }
 
-    func matches(_ text: UnsafeBufferPointer<UInt8>, _ values: MarkdownValues) -> Bool {
+    func matches(_ text: UnsafeBufferPointer<UInt8>, _ values: SetAsideValues) -> Bool {
       places == values.places
-        && self.text.withUnsafeBufferPointer { MarkdownShapes.same($0, text) }
+        && self.text.withUnsafeBufferPointer { MarkdownSharing.same($0, text) }
     }
   }
 
@@ -107,14 +112,14 @@ final class MarkdownShapes: Sendable {
   }
 
   /// The HTML of a Markdown template's render: `text` is its output with the values set aside
-  /// in `values` (see `Template.render(_:into:markdownValues:)`).
-  func htmlBytes(from text: [UInt8], values: MarkdownValues) -> [UInt8] {
+  /// in `values` (see `Template.render(_:into:settingAside:)`).
+  func htmlBytes(from text: [UInt8], values: SetAsideValues) -> [UInt8] {
     text.withUnsafeBufferPointer { htmlBytes(from: $0, values: values) }
   }
 
   /// The HTML of a render whose text is in `text` (a render buffer's bytes); see
   /// `htmlBytes(from:values:)`.
-  func htmlBytes(from text: UnsafeBufferPointer<UInt8>, values: MarkdownValues) -> [UInt8] {
+  func htmlBytes(from text: UnsafeBufferPointer<UInt8>, values: SetAsideValues) -> [UInt8] {
     guard enabled.load(ordering: .relaxed), values.count <= Self.maximumValues else {
       direct.add(1, ordering: .relaxed)
       return Markdown.htmlBytes(from: values.escaped(into: Array(text)), options: options)
@@ -133,7 +138,7 @@ final class MarkdownShapes: Sendable {
     }
     let copy = Array(text)
     let html = Markdown.htmlBytes(from: values.escaped(into: copy), options: options)
-    learn(copy, values: values, html: html, hash: hash)
+    learn(copy, values: values, hash: hash)
     let tried = learned.add(1, ordering: .relaxed).newValue
     if tried >= Self.trial, reused.load(ordering: .relaxed) < tried {
       enabled.store(false, ordering: .relaxed)
@@ -141,30 +146,45 @@ final class MarkdownShapes: Sendable {
     return html
   }
 
-  /// Works out the shape of a page cmark has just rendered as `html`, and keeps it.
-  private func learn(_ text: [UInt8], values: MarkdownValues, html: [UInt8], hash: UInt64) {
-    // A value that could be markup would make a shape that is no use to other pages.
-    for index in 0..<values.count {
-      let plain = values.value(index).withUnsafeBufferPointer { Shape.isPlain($0) }
-      guard plain else { return }
-    }
+  /// Works out the shape of the template text `text` with values at `values.places`, and
+  /// keeps it.
+  ///
+  /// What is kept depends on the text and the places alone, never on the values of the page
+  /// that met the shape first: the shape is checked against cmark with stand-in values (a
+  /// letter each), so whichever thread or page learns a shape, it is the same shape, and which
+  /// pages take it depends only on their own values (`Shape.fill`).
+  private func learn(_ text: [UInt8], values: SetAsideValues, hash: UInt64) {
     var shape: [UInt8] = []
     shape.reserveCapacity(text.count + values.count * (Self.tokenPrefix.count + Self.tokenDigits))
+    var standIns = SetAsideValues(escaping: .markdown)
     var copied = 0
     for index in 0..<values.count {
       shape.append(contentsOf: text[copied..<values.places[index]])
       copied = values.places[index]
       Self.appendToken(index, to: &shape)
+      Self.standIn.withUnsafeBufferPointer { standIns.append($0, at: values.places[index]) }
     }
     shape.append(contentsOf: text[copied...])
     var shaped = Shape(shape, holes: values.count, options: options)
-    // The shape must give what cmark gave; if it does not, it is not tried again.
-    if let candidate = shaped, candidate.fill(values) != html { shaped = nil }
+    // The shape must give what cmark gives; if it does not, it is not tried again.
+    if let candidate = shaped,
+      candidate.fill(standIns)
+        != Markdown.htmlBytes(from: standIns.escaped(into: text), options: options)
+    {
+      shaped = nil
+    }
     let known = Known(hash: hash, text: text, places: values.places, shape: shaped)
     shapes.withLock { shapes in
-      if shapes.count < Self.capacity { shapes.append(known) }
+      // Another thread may have learned the same shape meanwhile: it is the same.
+      let isNew = !shapes.contains {
+        $0.hash == hash && $0.text == text && $0.places == known.places
+      }
+      if isNew, shapes.count < Self.capacity { shapes.append(known) }
     }
   }
+
+  /// What stands for each value when a shape is checked: a letter, which any place takes.
+  static let standIn: [UInt8] = Array("a".utf8)
 
   // MARK: - Shapes
 

@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Mustache
+import Synchronization
+
+extension Build {
+  /// One piece of the work of staging a site.
+  private enum Work {
+    case todoData
+    case possessionData
+    case contactData
+    /// Pages `range` of the plan's pages.
+    case pages(Range<Int>)
+  }
+
+  /// Pages handed to the writer at once (`RenderPaths.batches`; one at a time without it).
+  static let pageBatch = 64
+
+  /// Stages every page and the data copies on `jobs` threads; returns the photo files by
+  /// possession id.
+  ///
+  /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
+  /// the pages that show no photo go first, and the possession pages and `possessions.json`
+  /// wait for the photos' names. Each thread renders pages into a buffer of its own and hands
+  /// the bytes to the writer: the writer never calls back into rendering.
+  static func stagePages(
+    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
+    writer: OutputWriter, staging shared: StagingState,
+    makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
+    jobs: Int, interrupt: InterruptFlag, reporter: Reporter
+  ) throws -> [Int64: PageContext.PhotoFile] {
+    let batch = renderer.paths.contains(.batches) ? pageBatch : 1
+    var work: [Work] = []
+    var photoPages: [Work] = []
+    var start = 0
+    while start < pages.count {
+      // A batch never mixes pages with and without photos.
+      let showsPhoto = Self.showsPhotos(pages[start])
+      var end = start + 1
+      while end < min(start + batch, pages.count), Self.showsPhotos(pages[end]) == showsPhoto {
+        end += 1
+      }
+      if showsPhoto {
+        photoPages.append(.pages(start..<end))
+      } else {
+        work.append(.pages(start..<end))
+      }
+      start = end
+    }
+    if plan.hasTodos { work.insert(.todoData, at: min(1, work.count)) }
+    if plan.hasContacts { work.append(.contactData) }
+    if plan.hasPossessions { work.append(.possessionData) }
+    // Last, so that the photos are staged (or nearly) when a thread reaches them.
+    work += photoPages
+
+    let queue = work
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let total = pages.count
+    // Each thread renders with templates and contexts of its own (the first reuses `renderer`,
+    // which checked the templates): no object that pages count references to is shared between
+    // threads, so the cores do not trade the cache lines of reference counts.
+    let threads = max(1, min(jobs, queue.count))
+    let renderers =
+      try [renderer]
+      + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
+    let plainContexts = (0..<threads).map { _ in makeContext([:]) }
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      let renderer = renderers[thread]
+      let plainContext = plainContexts[thread]
+      var photoContext: PageContext?
+      let buffers = RenderBuffers()
+      var output = RenderBuffer(capacity: 256 << 10)
+      var ends: [Int] = []
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
+        do {
+          switch queue[index] {
+          case .todoData:
+            let todos = plan.todosByPK
+            let strings = plainContext.strings
+            try writer.add("data/todos.json", DataExport.todosJSON(todos, strings: strings))
+            try writer.add("data/todos.csv", DataExport.todosCSV(todos, strings: strings))
+          case .possessionData:
+            guard let files = shared.waitForPhotos(interrupt) else { return }
+            let urls = files.photoFiles.mapValues(\.path)
+            try writer.add(
+              "data/possessions.json",
+              DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
+            try writer.add(
+              "data/possessions.csv",
+              DataExport.possessionsCSV(plan.possessions, photoURLs: urls))
+          case .contactData:
+            let contacts = plan.contacts.sorted { $0.id < $1.id }
+            try writer.add("data/contacts.json", DataExport.contactsJSON(contacts))
+            try writer.add("data/contacts.csv", DataExport.contactsCSV(contacts))
+          case .pages(let range):
+            let context: PageContext
+            if Self.showsPhotos(pages[range.lowerBound]) {
+              guard let files = shared.waitForPhotos(interrupt) else { return }
+              let made = photoContext ?? makeContext(files.photoFiles)
+              photoContext = made
+              context = made
+            } else {
+              context = plainContext
+            }
+            guard !interrupt.isSet else { return }
+            // Render the batch, then hand its bytes to the writer.
+            let files = range.map { plan.file(of: pages[$0]) }
+            output.removeAll()
+            ends.removeAll(keepingCapacity: true)
+            for (page, file) in zip(range.map { pages[$0] }, files) {
+              try renderer.render(
+                page, file: file, context: context, appendingTo: output, buffers: buffers)
+              ends.append(output.count)
+            }
+            do {
+              try writer.add(files, contents: UnsafeRawBufferPointer(output.bytes), ends: ends)
+            } catch let error as OutputError where error.reason == OutputError.interrupted {
+              return
+            }
+            // A buffer grown for a large page (the board's) is let go once it is written.
+            if output.count > 4 << 20 { output = RenderBuffer(capacity: 256 << 10) }
+            let finished = done.add(range.count, ordering: .relaxed).newValue
+            if finished % 2048 < range.count || finished == total {
+              reporter.progress(finished, total)
+            }
+          }
+        } catch {
+          shared.fail(index, error)
+          return
+        }
+      }
+    }
+    if let error = shared.firstError {
+      throw error
+    }
+    if interrupt.isSet {
+      throw OutputError(path: writer.root, reason: OutputError.interrupted)
+    }
+    return shared.photoFiles
+  }
+
+  /// Whether a page shows photos, and so waits for them to be staged.
+  private static func showsPhotos(_ page: SitePlan.Page) -> Bool {
+    switch page {
+    case .possessions, .possession: true
+    default: false
+    }
+  }
+}

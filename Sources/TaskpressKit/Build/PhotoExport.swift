@@ -1,0 +1,17 @@
+extension Build {
+  /// Photos up to this size are read whole into memory; larger ones are streamed.
+  static let photoBufferLimit = Int64(PhotoPublisher.bufferLimit)
+
+  /// Publishes the photos of `possessions` (see `PhotoPublisher`); returns the photo files by
+  /// possession id, the warnings of the photos that could not be published and how many
+  /// renditions were decoded. Stops, with an empty result, when `stopping` says so.
+  static func exportPhotos(
+    _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
+    settings: PhotoSettings, jobs: Int, stopping: @escaping @Sendable () -> Bool
+  ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
+    let publisher = PhotoPublisher(settings: settings, source: source, writer: writer)
+    let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
+    let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
+    return (files, published.warnings, publisher.renditionsMade.load(ordering: .relaxed))
+  }
+}

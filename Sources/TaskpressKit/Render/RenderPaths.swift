@@ -1,0 +1,92 @@
+import Foundation
+
+/// The fast paths of page rendering, each of which can be switched off on its own: without
+/// any of them a page is rendered the plain way (`ReferenceRenderer`), and the differential
+/// tests build the same sites with every combination that matters and compare the bytes.
+///
+/// Set for a build by `BuildOptions.renderPaths`; the CLI reads `TASKPRESS_RENDER` (see
+/// ``init(parsing:)``), for tests and debugging.
+public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertible {
+  public let rawValue: Int
+
+  public init(rawValue: Int) {
+    self.rawValue = rawValue
+  }
+
+  /// Pages whose Markdown differs only in its values share one cmark parse
+  /// (`MarkdownSharing`); off, cmark renders every page's Markdown.
+  public static let markdownSharing = RenderPaths(rawValue: 1 << 0)
+  /// The parts of a layout and body that show only `site`, `labels` and the folder's links are
+  /// rendered once per folder (`SpecializedTemplates`); off, every page renders them.
+  public static let specializedTemplates = RenderPaths(rawValue: 1 << 1)
+  /// A render thread moves one set of to-do page values from page to page
+  /// (`ReusedPageValues`) and keeps the last page's templates; off, each page's values are made
+  /// afresh.
+  public static let reusedValues = RenderPaths(rawValue: 1 << 2)
+  /// A row's text and links are written into the page without making a string for them
+  /// (`MustacheObject.text(forKey:_:)`); off, every value is made.
+  public static let textHandover = RenderPaths(rawValue: 1 << 3)
+  /// Pages go to the output writer 64 at a time (two locks per batch); off, one at a time.
+  public static let batches = RenderPaths(rawValue: 1 << 4)
+
+  /// Every fast path: what a build uses.
+  public static let all: RenderPaths = [
+    .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
+  ]
+  /// No fast path: every page through `ReferenceRenderer`, one at a time.
+  public static let reference: RenderPaths = []
+
+  /// The names `TASKPRESS_RENDER` uses, in the order of the flags.
+  static let names: [(String, RenderPaths)] = [
+    ("markdown-sharing", .markdownSharing), ("specialized-templates", .specializedTemplates),
+    ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
+  ]
+
+  /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
+  /// `no-NAME` (every fast path but those) or of `NAME` (only those), with the names of
+  /// ``names``: `no-markdown-sharing,no-batches`.
+  ///
+  /// - Throws: a message naming the word it does not know and the words it knows.
+  public init(parsing text: String) throws(RenderPathsError) {
+    let words = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    if words == ["reference"] {
+      self = .reference
+      return
+    }
+    if words.isEmpty || words == ["all"] {
+      self = .all
+      return
+    }
+    let removing = words.allSatisfy { $0.hasPrefix("no-") }
+    var paths: RenderPaths = removing ? .all : []
+    for word in words {
+      let name = removing ? String(word.dropFirst(3)) : word
+      guard let (_, path) = Self.names.first(where: { $0.0 == name }) else {
+        let known = Self.names.map(\.0).joined(separator: ", ")
+        throw RenderPathsError(
+          "TASKPRESS_RENDER: unknown fast path '\(word)'; expected 'reference', 'all', or a "
+            + "comma-separated list of NAME or of no-NAME, where NAME is one of: \(known)")
+      }
+      if removing { paths.remove(path) } else { paths.insert(path) }
+    }
+    self = paths
+  }
+
+  /// `reference`, `all`, or the names of the paths in use, comma-separated.
+  public var description: String {
+    if self == .reference { return "reference" }
+    if self == .all { return "all" }
+    return Self.names.filter { contains($0.1) }.map(\.0).joined(separator: ",")
+  }
+}
+
+/// A `TASKPRESS_RENDER` value that names no fast path.
+public struct RenderPathsError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var message: String
+
+  init(_ message: String) {
+    self.message = message
+  }
+
+  public var description: String { message }
+}
