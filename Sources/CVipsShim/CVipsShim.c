@@ -167,16 +167,38 @@ static int tpv_without_metadata(VipsImage *in, int keep_metadata, VipsImage **ou
   return 0;
 }
 
-int tpv_make_rendition(
-    tpv_format format, tpv_reader reader, int width, int quality, int jpeg, int keep_metadata,
-    int fail_on_warning, tpv_image *out, char **error) {
+/// Encodes `image` as WebP or JPEG into `out`.
+static int tpv_encode(VipsImage *image, int quality, int jpeg, int keep_metadata, tpv_image *out) {
+  void *bytes = NULL;
+  size_t length = 0;
+  int failed = jpeg ? vips_jpegsave_buffer(image, &bytes, &length, "Q", quality, "strip",
+                                           !keep_metadata, "optimize_coding", TRUE, NULL)
+                    : vips_webpsave_buffer(image, &bytes, &length, "Q", quality, "strip",
+                                           !keep_metadata, NULL);
+  if (failed) return -1;
+  out->bytes = bytes;
+  out->length = length;
+  out->width = vips_image_get_width(image);
+  out->height = vips_image_get_height(image);
+  return 0;
+}
+
+int tpv_make_renditions(
+    tpv_format format, tpv_reader reader, const int *widths, int count, int quality, int jpeg,
+    int keep_metadata, int fail_on_warning, tpv_image *images, char **error) {
   VipsFailOn fail_on = fail_on_warning ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
   VipsSource *source = tpv_source(&reader);
   VipsImage *header = NULL;
   VipsImage *t[9] = {NULL};
-  void *bytes = NULL;
-  size_t length = 0;
+  int made = 0;
   int failed = 1;
+  int widest = 0;
+  for (int i = 0; i < count; i++)
+    if (widths[i] > widest) widest = widths[i];
+  if (count < 1 || widest < 1) {
+    vips_error("taskpress", "no width asked for");
+    goto done;
+  }
 
   // The JPEG shrink on load: the largest that leaves at least twice the pixels wanted.
   int shrink = 1;
@@ -187,19 +209,19 @@ int tpv_make_rendition(
     g_object_unref(header);
     header = NULL;
     if (vips_source_rewind(source)) goto done;
-    double factor = (double)shown / (double)width;
+    double factor = (double)shown / (double)widest;
     shrink = factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1;
   }
   if (tpv_load(format, source, shrink, fail_on, &t[0])) goto done;
   int orientation = tpv_orientation(t[0]);
-  int swap = orientation >= 5;
-  // Scaled as stored; turned upright afterwards, on the small image.
-  if (swap) {
-    if (vips_thumbnail_image(t[0], &t[1], VIPS_MAX_COORD, "height", width, "size",
+  // Scaled as stored to the widest size asked for, turned upright on the small image, and
+  // decoded once into memory: the narrower sizes are made from there.
+  if (orientation >= 5) {
+    if (vips_thumbnail_image(t[0], &t[1], VIPS_MAX_COORD, "height", widest, "size",
                              VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL))
       goto done;
   } else {
-    if (vips_thumbnail_image(t[0], &t[1], width, "height", VIPS_MAX_COORD, "size",
+    if (vips_thumbnail_image(t[0], &t[1], widest, "height", VIPS_MAX_COORD, "size",
                              VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL))
       goto done;
   }
@@ -215,23 +237,32 @@ int tpv_make_rendition(
     if (flattened) goto done;
     current = t[6];
   }
-  if (jpeg) {
-    if (vips_jpegsave_buffer(current, &bytes, &length, "Q", quality, "strip", !keep_metadata,
-                             "optimize_coding", TRUE, NULL))
-      goto done;
-  } else {
-    if (vips_webpsave_buffer(current, &bytes, &length, "Q", quality, "strip", !keep_metadata,
-                             NULL))
-      goto done;
+  t[7] = vips_image_copy_memory(current);
+  if (t[7] == NULL) goto done;
+  VipsImage *base = t[7];
+  for (; made < count; made++) {
+    VipsImage *smaller = NULL;
+    VipsImage *image = base;
+    if (widths[made] < vips_image_get_width(base)) {
+      if (vips_thumbnail_image(base, &smaller, widths[made], "height", VIPS_MAX_COORD, "size",
+                               VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL))
+        goto done;
+      image = smaller;
+    }
+    int encoded = tpv_encode(image, quality, jpeg, keep_metadata, &images[made]);
+    if (smaller != NULL) g_object_unref(smaller);
+    if (encoded) goto done;
   }
-  out->bytes = bytes;
-  out->length = length;
-  out->width = vips_image_get_width(current);
-  out->height = vips_image_get_height(current);
   failed = 0;
 
 done:
-  if (failed) tpv_take_error(error, "the photo could not be decoded");
+  if (failed) {
+    tpv_take_error(error, "the photo could not be decoded");
+    for (int i = 0; i < made; i++) {
+      g_free(images[i].bytes);
+      images[i].bytes = NULL;
+    }
+  }
   for (int i = 0; i < 9; i++)
     if (t[i] != NULL) g_object_unref(t[i]);
   if (header != NULL) g_object_unref(header);

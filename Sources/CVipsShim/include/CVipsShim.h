@@ -54,14 +54,15 @@ const char *tpv_version(void);
 /// Reads the header of the photo. Returns 0, or -1 with `*error` set.
 int tpv_read_header(tpv_format format, tpv_reader reader, tpv_header *header, char **error);
 
-/// Decodes the photo (shrinking on load where the format can), scales it to `width` pixels wide
-/// as it is shown (after its EXIF orientation), turns it upright and encodes it as WebP
-/// (`jpeg` 0) or JPEG (`jpeg` 1) at `quality`, without its metadata unless `keep_metadata`.
+/// Decodes the photo once (shrinking on load where the format can), scales it to the widest of
+/// `widths` (pixels as it is shown, after its EXIF orientation), turns it upright, and encodes
+/// one rendition per width into `images[i]` (made from the widest, in memory) as WebP (`jpeg`
+/// 0) or JPEG (`jpeg` 1) at `quality`, without its metadata unless `keep_metadata`.
 /// `fail_on_warning` makes any decoder warning (damaged data) an error. Returns 0, or -1 with
-/// `*error` set.
-int tpv_make_rendition(
-    tpv_format format, tpv_reader reader, int width, int quality, int jpeg, int keep_metadata,
-    int fail_on_warning, tpv_image *image, char **error);
+/// `*error` set and no image left to free.
+int tpv_make_renditions(
+    tpv_format format, tpv_reader reader, const int *widths, int count, int quality, int jpeg,
+    int keep_metadata, int fail_on_warning, tpv_image *images, char **error);
 
 /// Decodes the photo to 8-bit sRGB pixels, 3 bytes each, row by row, as stored (not turned by
 /// its orientation): for checking renditions. Returns 0, or -1 with `*error` set.

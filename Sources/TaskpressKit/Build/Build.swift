@@ -199,7 +199,7 @@ public enum Build {
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
-      summary.renditionsMade = decoded
+      summary.photosDecoded = decoded
       for warning in photoProblems {
         reporter.warning(warning)
       }

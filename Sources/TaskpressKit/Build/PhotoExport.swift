@@ -12,6 +12,6 @@ extension Build {
     let publisher = PhotoPublisher(settings: settings, source: source, writer: writer)
     let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
-    return (files, published.warnings, publisher.renditionsMade.load(ordering: .relaxed))
+    return (files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed))
   }
 }

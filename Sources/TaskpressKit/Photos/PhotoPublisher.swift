@@ -24,8 +24,8 @@ final class PhotoPublisher: Sendable {
   let writer: OutputWriter
   /// The source is used by one thread at a time.
   private let sourceLock = Mutex(())
-  /// Renditions decoded and encoded so far (a rebuild that finds them in the site makes none).
-  let renditionsMade = Atomic(0)
+  /// Photos decoded so far (a rebuild that finds their renditions in the site decodes none).
+  let photosDecoded = Atomic(0)
 
   /// Photos up to this size are read whole into memory, hashed and decoded from there; larger
   /// ones are streamed from the database each time, so memory does not grow with their size.
@@ -150,31 +150,42 @@ final class PhotoPublisher: Sendable {
               + "(\(settings.maxPixels)) allows"))
       }
       let key = SHA256.hex(SHA256.hash(Array("\(digest) \(settings.renditionKey)".utf8)))
-      var made: [(PublishedPhoto.Rendition, [UInt8])] = []
+      var made: [(PublishedPhoto.Rendition, [UInt8])?] = []
+      var missing: [(index: Int, width: Int, path: String)] = []
       for width in settings.renditionWidths(forShownWidth: header.shownWidth) {
         let path = "photos/\(key)-\(width).webp"
         if let kept = previousRendition(path) {
           made.append(kept)
-          continue
+        } else {
+          missing.append((made.count, width, path))
+          made.append(nil)
         }
-        renditionsMade.add(1, ordering: .relaxed)
-        let image = try Vips.rendition(
-          loader, reader, width: width, quality: settings.quality, jpeg: false,
-          keepMetadata: settings.keepMetadata)
-        var encoded = image.bytes
-        if !settings.keepMetadata {
-          guard case .stripped(let stripped) = LosslessStrip.webp(encoded) else {
-            return .failure(Vips.Failure(reason: "libvips wrote a WebP taskpress cannot read"))
-          }
-          encoded = stripped
-        }
-        made.append((.init(path: path, width: image.width, height: image.height), encoded))
       }
+      if !missing.isEmpty {
+        // One decode for every rendition not in the site yet.
+        photosDecoded.add(1, ordering: .relaxed)
+        let images = try Vips.renditions(
+          loader, reader, widths: missing.map(\.width), quality: settings.quality, jpeg: false,
+          keepMetadata: settings.keepMetadata)
+        for (wanted, image) in zip(missing, images) {
+          var encoded = image.bytes
+          if !settings.keepMetadata {
+            guard case .stripped(let stripped) = LosslessStrip.webp(encoded) else {
+              return .failure(Vips.Failure(reason: "libvips wrote a WebP taskpress cannot read"))
+            }
+            encoded = stripped
+          }
+          made[wanted.index] = (
+            .init(path: wanted.path, width: image.width, height: image.height), encoded
+          )
+        }
+      }
+      let renditions = made.compactMap { $0 }
       // Only once every rendition decoded: a photo that fails leaves no file behind.
-      for (rendition, bytes) in made {
+      for (rendition, bytes) in renditions {
         try writer.add(rendition.path, bytes: bytes)
       }
-      return .success(PublishedPhoto(renditions: made.map(\.0)))
+      return .success(PublishedPhoto(renditions: renditions.map(\.0)))
     } catch let failure as Vips.Failure {
       return .failure(failure)
     }

@@ -70,27 +70,32 @@ enum Vips {
       orientation: Int(header.orientation))
   }
 
-  /// A rendition `width` pixels wide (as shown), upright, as WebP or JPEG.
-  static func rendition(
-    _ format: tpv_format, _ bytes: PhotoBytes, width: Int, quality: Int, jpeg: Bool,
+  /// Renditions `widths` pixels wide (as shown), upright, as WebP or JPEG, from one decode.
+  static func renditions(
+    _ format: tpv_format, _ bytes: PhotoBytes, widths: [Int], quality: Int, jpeg: Bool,
     keepMetadata: Bool
-  ) throws(Failure) -> Image {
+  ) throws(Failure) -> [Image] {
     try start()
-    var image = tpv_image()
+    var images = [tpv_image](repeating: tpv_image(), count: widths.count)
     var error: UnsafeMutablePointer<CChar>?
-    let code = bytes.withReader {
-      tpv_make_rendition(
-        format, $0, Int32(width), Int32(quality), jpeg ? 1 : 0, keepMetadata ? 1 : 0,
-        format == TPV_JPEG ? 1 : 0, &image, &error)
+    let sizes = widths.map { Int32($0) }
+    let code = bytes.withReader { reader in
+      images.withUnsafeMutableBufferPointer { images in
+        tpv_make_renditions(
+          format, reader, sizes, Int32(sizes.count), Int32(quality), jpeg ? 1 : 0,
+          keepMetadata ? 1 : 0, format == TPV_JPEG ? 1 : 0, images.baseAddress, &error)
+      }
     }
-    if let failure = bytes.takeFailure() {
-      tpv_free(image.bytes)
-      throw failure
+    defer {
+      for image in images { tpv_free(image.bytes) }
     }
-    guard code == 0, let start = image.bytes else { throw Failure(reason: take(error)) }
-    defer { tpv_free(start) }
-    let encoded = [UInt8](UnsafeRawBufferPointer(start: start, count: image.length))
-    return Image(bytes: encoded, width: Int(image.width), height: Int(image.height))
+    if let failure = bytes.takeFailure() { throw failure }
+    guard code == 0 else { throw Failure(reason: take(error)) }
+    return images.map { image in
+      let encoded =
+        image.bytes.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: image.length)) } ?? []
+      return Image(bytes: encoded, width: Int(image.width), height: Int(image.height))
+    }
   }
 
   /// The photo's pixels as 8-bit RGB, as stored (for tests that check renditions).
