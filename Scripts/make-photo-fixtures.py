@@ -88,6 +88,10 @@ def rows():
     info.add_text("Comment", "FixtureCameraMaker")
     rgba.save(out, "PNG", pnginfo=info)
     yield 14, "png", out.getvalue()
+    # 15: a small WebP with EXIF (published as stored, without the EXIF chunk)
+    out = io.BytesIO()
+    picture.resize((200, 100)).save(out, "WEBP", quality=80, exif=phone_exif())
+    yield 15, "small webp", out.getvalue()
     # Damaged and hostile blobs.
     good = jpeg(picture.resize((800, 400)))
     yield 20, "truncated jpeg", good[: len(good) // 2]

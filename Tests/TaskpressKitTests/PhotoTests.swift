@@ -252,9 +252,11 @@ private func contentHashCollision(_ base: [UInt8], at offset: Int) -> ([UInt8], 
     // The small phone photo is published as stored, without its EXIF (the lossless path).
     let small = try #require(try built.image("possessions/11.html"))
     #expect(small.src.hasSuffix(".jpg"))
+    let smallWebP = try #require(try built.image("possessions/15.html"))
+    #expect(smallWebP.src.hasSuffix(".webp") && !smallWebP.src.contains("-"))
 
     let kept = try PhotoSite { $0.keepPhotoMetadata = true }
-    for id in [10, 11] {
+    for id in [10, 11, 15] {
       let image = try #require(try kept.image("possessions/\(id).html"))
       #expect(contains(try kept.bytes(image.src), "FixtureCameraMaker"), "possession \(id)")
     }
@@ -289,7 +291,7 @@ private func contentHashCollision(_ base: [UInt8], at offset: Int) -> ([UInt8], 
       #expect(page.contains(#"<p class="no-photo-note">"#), "possession \(id)")
     }
     // Every other possession has its photo.
-    #expect(built.summary.photos == 13)
+    #expect(built.summary.photos == 14)
     let gallery = try built.site.page("possessions/index.html")
     #expect(gallery.components(separatedBy: #"<span class="no-photo""#).count - 1 == 9)
 

@@ -123,13 +123,21 @@ enum LosslessStrip {
     else { return .damaged("WebP: no RIFF header") }
     var out = Array(bytes[0..<12])
     var index = 12
+    var sawImage = false
     while index + 8 <= bytes.count {
       let type = String(decoding: bytes[index..<index + 4], as: UTF8.self)
       let size =
         Int(bytes[index + 4]) | Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]) << 16
         | Int(bytes[index + 7]) << 24
-      let end = index + 8 + size + (size & 1)
-      guard end <= bytes.count else { return .damaged("WebP: premature end of file") }
+      guard index + 8 + size <= bytes.count else { return .damaged("WebP: premature end of file") }
+      // The pad byte of an odd-sized last chunk is sometimes left out.
+      let end = min(index + 8 + size + (size & 1), bytes.count)
+      if type == "VP8 " || type == "VP8L" || type == "ANMF" { sawImage = true }
+      if type == "EXIF" {
+        var tiff = Array(bytes[index + 8..<index + 8 + size])
+        if tiff.starts(with: Array("Exif\0\0".utf8)) { tiff.removeFirst(6) }
+        if let orientation = exifOrientation(tiff), orientation != 1 { return .needsDecoding }
+      }
       if type != "EXIF" && type != "XMP " {
         var chunk = Array(bytes[index..<end])
         if type == "VP8X", chunk.count > 8 { chunk[8] &= ~0x0C }
@@ -137,12 +145,19 @@ enum LosslessStrip {
       }
       index = end
     }
+    guard sawImage else { return .damaged("WebP: no image data") }
     let riff = UInt32(out.count - 8)
     out[4] = UInt8(riff & 0xFF)
     out[5] = UInt8((riff >> 8) & 0xFF)
     out[6] = UInt8((riff >> 16) & 0xFF)
     out[7] = UInt8(riff >> 24)
     return .stripped(out)
+  }
+
+  /// The WebP as it is, once its chunks are checked whole (for `--keep-photo-metadata`).
+  static func webpChecked(_ bytes: [UInt8]) -> Outcome {
+    guard case .stripped = webp(bytes) else { return webp(bytes) }
+    return .stripped(bytes)
   }
 
   private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -191,8 +191,8 @@ final class PhotoPublisher: Sendable {
     }
   }
 
-  /// A JPEG or PNG no wider than the narrowest width, upright as stored: published as stored,
-  /// without its metadata. Nil when the photo must be decoded instead.
+  /// A JPEG, PNG or WebP no wider than the narrowest width, upright as stored: published as
+  /// stored, without its metadata. Nil when the photo must be decoded instead.
   private func publishAsStored(_ photo: PhotoInfo, digest: String, bytes: [UInt8]) throws
     -> Result<PublishedPhoto, Vips.Failure>?
   {
@@ -204,6 +204,8 @@ final class PhotoPublisher: Sendable {
     switch photo.format {
     case .jpeg: outcome = LosslessStrip.jpeg(bytes, keepMetadata: settings.keepMetadata)
     case .png: outcome = LosslessStrip.png(bytes, keepMetadata: settings.keepMetadata)
+    case .webp:
+      outcome = settings.keepMetadata ? LosslessStrip.webpChecked(bytes) : LosslessStrip.webp(bytes)
     default: return nil
     }
     switch outcome {
