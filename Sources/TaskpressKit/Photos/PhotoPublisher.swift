@@ -191,13 +191,13 @@ final class PhotoPublisher: Sendable {
     }
   }
 
-  /// A JPEG, PNG or WebP no wider than the narrowest width, upright as stored: published as
-  /// stored, without its metadata. Nil when the photo must be decoded instead.
+  /// A JPEG, PNG or WebP no wider than `settings.asStoredWidth`, upright as stored: published
+  /// as stored, without its metadata. Nil when the photo must be decoded instead.
   private func publishAsStored(_ photo: PhotoInfo, digest: String, bytes: [UInt8]) throws
     -> Result<PublishedPhoto, Vips.Failure>?
   {
     guard let width = photo.width, let height = photo.height,
-      let narrowest = settings.widths.first, width <= narrowest,
+      width <= settings.asStoredWidth,
       width * height <= settings.maxPixels
     else { return nil }
     let outcome: LosslessStrip.Outcome

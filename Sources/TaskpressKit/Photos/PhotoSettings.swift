@@ -35,6 +35,11 @@ struct PhotoSettings: Sendable, Equatable {
 
   init() {}
 
+  /// JPEG, PNG and WebP photos up to this width (the second width: what the gallery needs on a
+  /// high-density screen) are published as stored, without their metadata: a rendition would
+  /// save little and cost a decode.
+  var asStoredWidth: Int { widths.count > 1 ? widths[1] : widths.first ?? 0 }
+
   /// The widths of the renditions of a photo `width` pixels wide as shown.
   func renditionWidths(forShownWidth width: Int) -> [Int] {
     var result = widths.filter { $0 < width }
