@@ -60,7 +60,9 @@ def main():
     out.append("")
     out.append(f"- machine: {meta.get('nproc')} cores, {meta.get('cpu')}, {meta.get('memory')}, "
                f"{meta.get('kernel')}, file system {meta.get('filesystem')}")
-    for key in ("swift", "taskpress", "hugo", "python", "cc"):
+    for key in ("swift", "taskpress", "baseline", "hugo", "python", "cc"):
+        if key == "baseline" and key not in meta:
+            continue
         out.append(f"- {key}: {meta.get(key)}")
     out.append(f"- workload: {meta.get('workload')}")
     out.append(f"- runs per scenario: {meta.get('runs')} (median, min-max); {meta.get('date')}")
@@ -111,6 +113,13 @@ def main():
                f"checked: {meta.get('floor_verified')}")
     if meta.get("memory_state"):
         out.append(f"- memory: {meta.get('memory_state')}")
+    for scenario in ("cold build", "nothing changed", "one to-do changed"):
+        base = median(f"paired: {scenario} (baseline)", samples)
+        this = median(f"paired: {scenario} (this build)", samples)
+        if base and this:
+            out.append(f"- paired, {scenario}: this build / baseline = **{this / base:.3f}** "
+                       f"({this:.3f} s against {base:.3f} s, medians of runs alternating which "
+                       "binary goes first)")
     first = os.path.join(run, "changed-one-1.txt")
     if os.path.exists(first):
         with open(first, encoding="utf-8") as f:

@@ -77,7 +77,30 @@ struct OutputBuffer: ~Copyable, ByteSink {
   private var storage: ByteBuffer
   /// The values of one escaping, set aside rather than written, when the render sets them
   /// aside (nil when it does not).
-  var setAside: SetAsideValues?
+  private(set) var setAside: SetAsideValues?
+  /// `setAside?.escaping`, kept apart: every interpolation compares its escaping with it, and
+  /// reading it from `setAside` would copy the values.
+  private(set) var setAsideEscaping: Escaping?
+
+  /// Sets aside the values of `values.escaping` into `values` from now on, each at its place
+  /// plus `base`.
+  mutating func startSettingAside(_ values: consuming SetAsideValues, base: Int) {
+    setAsideEscaping = values.escaping
+    setAside = values
+    setAsideBase = base
+  }
+
+  /// The values set aside; the buffer sets none aside from now on.
+  mutating func takeSetAside() -> SetAsideValues? {
+    setAsideEscaping = nil
+    return setAside.take()
+  }
+
+  /// Notes a value set aside, whose text is `bytes`, at the place the output has reached.
+  mutating func noteSetAside(_ bytes: UnsafeBufferPointer<UInt8>) {
+    let place = setAsideBase + count
+    setAside?.append(bytes, at: place)
+  }
   /// What to add to an offset in this buffer for the place of a value set aside.
   var setAsideBase = 0
 

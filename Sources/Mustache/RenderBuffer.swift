@@ -63,11 +63,12 @@ extension Template {
     var renderer = Renderer(resolver: partials, policy: missingPartials, root: value)
     renderer.asksObjectsForText = asksObjectsForText
     // The values are moved into the buffer and back, not copied.
-    buffer.output.setAside = setAside
-    setAside = SetAsideValues(escaping: setAside.escaping, reservingCapacity: false)
-    buffer.output.setAsideBase = 0
+    let escaping = setAside.escaping
+    buffer.output.startSettingAside(
+      exchange(&setAside, with: SetAsideValues(escaping: escaping, reservingCapacity: false)),
+      base: 0)
     defer {
-      if let values = buffer.output.setAside.take() { setAside = values }
+      if let values = buffer.output.takeSetAside() { setAside = values }
     }
     try renderer.render(program, into: &buffer.output)
   }

@@ -109,12 +109,13 @@ public struct Template: Sendable {
     var buffer = OutputBuffer(
       capacity: max(program.bytes.count * 2 + 256, output.capacity - output.count))
     // The values are moved into the buffer and back, not copied.
-    buffer.setAside = setAside
-    setAside = SetAsideValues(escaping: setAside.escaping, reservingCapacity: false)
-    buffer.setAsideBase = output.count
+    let escaping = setAside.escaping
+    buffer.startSettingAside(
+      exchange(&setAside, with: SetAsideValues(escaping: escaping, reservingCapacity: false)),
+      base: output.count)
     defer {
       output.append(contentsOf: buffer.bytes)
-      if let values = buffer.setAside.take() { setAside = values }
+      if let values = buffer.takeSetAside() { setAside = values }
     }
     try renderer.render(program, into: &buffer)
   }

@@ -45,12 +45,20 @@ public enum Build {
       reporter: reporter, commitStepLimit: nil)
   }
 
+  /// What tests watch a build through: the photo thread calls `beforePhoto` before each photo
+  /// (with a check of whether the build has told it to stop), and the build calls `aborted`
+  /// right after the writer has thrown the staged files away.
+  struct Probe: Sendable {
+    var beforePhoto: @Sendable (_ isCancelled: () -> Bool) -> Void = { _ in }
+    var aborted: @Sendable () -> Void = {}
+  }
+
   /// `run`, with the commit stopped after `commitStepLimit` renames as if the process had been
-  /// killed there (tests only; see `OutputWriter.commitStepLimit`).
+  /// killed there (tests only; see `OutputWriter.commitStepLimit`), and watched by `probe`.
   static func run(
     _ options: BuildOptions, sourceDateEpoch: String? = nil,
     interrupt: InterruptFlag = .process, busyTimeout: Duration = .seconds(5),
-    reporter: Reporter, commitStepLimit: Int?
+    reporter: Reporter, commitStepLimit: Int?, probe: Probe = Probe()
   ) throws -> BuildSummary {
     let started = ContinuousClock.now
     let theme = try Theme.load(overrides: options.templates)
@@ -120,7 +128,10 @@ public enum Build {
           do {
             let (files, warnings, decoded) = try exportPhotos(
               possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
-              stopping: { staging.isStopping })
+              stopping: {
+                probe.beforePhoto { staging.isCancelled }
+                return staging.isStopping
+              })
             photoWarnings.withLock { $0 = (warnings, decoded) }
             staging.photosDone(files)
           } catch {
@@ -237,6 +248,7 @@ public enum Build {
       staging.cancel()
       stagingPhotos.wait()
       writer.abort()
+      probe.aborted()
       throw error
     }
     writer.recordInputs(

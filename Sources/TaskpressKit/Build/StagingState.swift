@@ -22,6 +22,9 @@ extension Build {
     /// Whether the work should stop: some of it failed, or the build is over.
     var isStopping: Bool { state.withLock { !$0.failures.isEmpty || $0.cancelled } }
 
+    /// Whether the build told the work still under way that it is over (see `cancel`).
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
     /// Tells work still under way (the photos) that the build is over.
     func cancel() {
       state.withLock { $0.cancelled = true }

@@ -137,13 +137,14 @@ final class MarkdownSharing: Sendable {
       return Markdown.htmlBytes(from: values.escaped(into: Array(text)), options: options)
     }
     let copy = Array(text)
-    let html = Markdown.htmlBytes(from: values.escaped(into: copy), options: options)
-    learn(copy, values: values, hash: hash)
+    let known = learn(copy, values: values, hash: hash)
     let tried = learned.add(1, ordering: .relaxed).newValue
     if tried >= Self.trial, reused.load(ordering: .relaxed) < tried {
       enabled.store(false, ordering: .relaxed)
     }
-    return html
+    // The page that met the shape takes it like any other.
+    if let shape = known.shape, let html = shape.fill(values) { return html }
+    return Markdown.htmlBytes(from: values.escaped(into: copy), options: options)
   }
 
   /// Works out the shape of the template text `text` with values at `values.places`, and
@@ -153,7 +154,7 @@ final class MarkdownSharing: Sendable {
   /// that met the shape first: the shape is checked against cmark with stand-in values (a
   /// letter each), so whichever thread or page learns a shape, it is the same shape, and which
   /// pages take it depends only on their own values (`Shape.fill`).
-  private func learn(_ text: [UInt8], values: SetAsideValues, hash: UInt64) {
+  private func learn(_ text: [UInt8], values: SetAsideValues, hash: UInt64) -> Known {
     var shape: [UInt8] = []
     shape.reserveCapacity(text.count + values.count * (Self.tokenPrefix.count + Self.tokenDigits))
     var standIns = SetAsideValues(escaping: .markdown)
@@ -181,6 +182,7 @@ final class MarkdownSharing: Sendable {
       }
       if isNew, shapes.count < Self.capacity { shapes.append(known) }
     }
+    return known
   }
 
   /// What stands for each value when a shape is checked: a letter, which any place takes.

@@ -1,0 +1,67 @@
+import Mustache
+
+/// What every value of one build shares: the labels and the routes, with the texts a row
+/// needs made once.
+final class RowStrings: Sendable {
+  let routes: Routes
+  let labels: Labels
+  let task: String
+  let possessions: String
+  let contacts: String
+  let photo: String
+  let photoOf: String
+  let complete: String
+  let inProgress: String
+  /// The labels of High, Medium, Low and no priority, made once.
+  private let fixedLabels: [String]
+  /// The `priority` object of High, Medium, Low and no priority, made once.
+  private let fixedPriorities: [MustacheValue]
+
+  init(routes: Routes, labels: Labels) {
+    self.routes = routes
+    self.labels = labels
+    task = labels["task"]
+    possessions = labels["possessions"]
+    contacts = labels["contacts"]
+    photo = labels["photo"]
+    photoOf = labels["photoOf"]
+    complete = labels.status(complete: true)
+    inProgress = labels.status(complete: false)
+    let fixed = [Priority.high, .medium, .low, .none]
+    fixedLabels = fixed.map { labels.priority($0) }
+    fixedPriorities = fixed.map { Self.makePriority($0, labels: labels) }
+  }
+
+  /// A priority's label: "High", "Priority 9", "No priority".
+  func priorityLabel(_ priority: Priority) -> String {
+    switch priority {
+    case .high: fixedLabels[0]
+    case .medium: fixedLabels[1]
+    case .low: fixedLabels[2]
+    case .none: fixedLabels[3]
+    case .other: labels.priority(priority)
+    }
+  }
+
+  /// The `priority` object of a to-do: `label`, `level` and `number` (none for no priority).
+  func priority(_ priority: Priority) -> MustacheValue {
+    switch priority {
+    case .high: fixedPriorities[0]
+    case .medium: fixedPriorities[1]
+    case .low: fixedPriorities[2]
+    case .none: fixedPriorities[3]
+    case .other: Self.makePriority(priority, labels: labels)
+    }
+  }
+
+  private static func makePriority(_ priority: Priority, labels: Labels) -> MustacheValue {
+    var fields: Fields = [
+      "label": .string(labels.priority(priority)),
+      "level": .string(PageContext.level(priority)),
+    ]
+    if let number = priority.number {
+      fields["number"] = .int(number)
+    }
+    return .computed(fields)
+  }
+}

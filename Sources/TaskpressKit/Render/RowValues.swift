@@ -1,0 +1,202 @@
+import Mustache
+
+// The rows templates see, as computed objects: a page of 100,000 to-dos (the board) or 100,000
+// pages of one to-do each never build a dictionary per row, and a field is made only when a
+// template reads it. Each row's keys are written once, as its `Field` cases (see `TemplateRow`);
+// `Templates/README.md` documents them.
+
+/// A to-do as templates see it, with links relative to the page it is on.
+///
+/// Two words, so a `MustacheValue` holds it without a box of its own.
+struct TodoValue: TemplateRow {
+  let links: TodoLinks
+  let position: Int
+
+  enum Field: String, TemplateField {
+    case pk, text, title, priority, complete, status, check, url
+    static let table = FieldTable(Self.self)
+  }
+
+  func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
+    // Each field is read from the array in place: a copy of the whole row would retain its
+    // text for every lookup. The text is handed from the plan's block of texts.
+    let todos = links.todos
+    let strings = links.strings
+    switch field {
+    case .pk:
+      return sink.number(todos[position].pk, body)
+    case .url:
+      return sink.text(
+        { links.link(todos[position].pk) }, bytes: { links.rows.withLink(todos[position].pk, body) }
+      )
+    case .text:
+      return sink.text({ todos[position].text }, bytes: { links.texts.withText(position, body) })
+    case .title:
+      guard !links.texts.isEmpty(position) else {
+        return sink.text("\(strings.task) \(todos[position].pk)", body)
+      }
+      return sink.text({ todos[position].text }, bytes: { links.texts.withText(position, body) })
+    case .check:
+      return sink.text(todos[position].complete ? "☑" : "☐", body)
+    case .status:
+      return sink.text(todos[position].complete ? strings.complete : strings.inProgress, body)
+    case .priority:
+      return sink.value { strings.priority(todos[position].priority) }
+    case .complete:
+      return sink.value { .bool(todos[position].complete) }
+    }
+  }
+}
+
+/// A possession as templates see it; `photo` only when it has one in the site.
+struct PossessionValue: TemplateRow {
+  let possession: Possession
+  let photo: PageContext.PhotoFile?
+  let links: PossessionLinks
+
+  enum Field: String, TemplateField {
+    case id, name, title, text, description, url, photo
+    static let table = FieldTable(Self.self)
+  }
+
+  func has(_ field: Field) -> Bool { field != .photo || photo != nil }
+
+  func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
+    switch field {
+    case .title, .text:
+      possession.name.isEmpty
+        ? sink.text("\(links.strings.possessions) \(possession.id)", body)
+        : sink.text(possession.name, body)
+    case .url:
+      sink.text(
+        { links.rows.link(possession.id) }, bytes: { links.rows.withLink(possession.id, body) })
+    case .photo:
+      photo.map { photo in
+        sink.value {
+          .computed(
+            PhotoValue(links: links, id: possession.id, name: possession.name, photo: photo))
+        }
+      } ?? sink.missing
+    case .name: sink.text(possession.name, body)
+    case .description: sink.text(possession.description, body)
+    case .id: sink.number(possession.id, body)
+    }
+  }
+}
+
+/// A possession's photo as templates see it: each field is made when a template reads it (a
+/// gallery reads four of the six).
+struct PhotoValue: TemplateRow {
+  let links: PossessionLinks
+  /// The possession's id and name, for `alt`.
+  let id: Int64
+  let name: String
+  let photo: PageContext.PhotoFile
+
+  enum Field: String, TemplateField {
+    case url, alt, width, height, thumbWidth, thumbHeight, thumbUrl, srcset
+    static let table = FieldTable(Self.self)
+  }
+
+  /// Every file of the photo with its width, for `srcset`: `../photos/a-320.webp 320w, ...`.
+  private var srcset: String {
+    guard !photo.renditions.isEmpty else { return links.photo(photo.path) }
+    return photo.renditions.map { "\(links.photo($0.path)) \($0.width)w" }.joined(separator: ", ")
+  }
+
+  /// The narrowest file of the photo, for the gallery.
+  private var thumbnailPath: String { photo.renditions.first?.path ?? photo.path }
+
+  /// The size of the largest side of a thumbnail.
+  static let thumbnailSide = 320
+
+  private var width: Int { photo.width ?? Self.thumbnailSide }
+  private var height: Int { photo.height ?? Self.thumbnailSide }
+
+  /// `side` scaled as the photo is to fit a thumbnail: never up, and at least one pixel.
+  private func thumbnail(_ side: Int) -> Int64 {
+    let scale = min(1, Double(Self.thumbnailSide) / Double(max(width, height, 1)))
+    return Int64(max(1, (Double(side) * scale).rounded()))
+  }
+
+  func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
+    switch field {
+    case .url:
+      sink.text({ links.photo(photo.path) }, bytes: { _ = links.photo(photo.path, body) })
+    case .alt:
+      sink.text(
+        name.isEmpty ? "\(links.strings.photo) \(id)" : links.strings.photoOf + " " + name, body)
+    case .width: sink.number(Int64(width), body)
+    case .height: sink.number(Int64(height), body)
+    case .thumbWidth: sink.number(thumbnail(width), body)
+    case .thumbHeight: sink.number(thumbnail(height), body)
+    case .thumbUrl:
+      sink.text({ links.photo(thumbnailPath) }, bytes: { _ = links.photo(thumbnailPath, body) })
+    case .srcset: sink.text(srcset, body)
+    }
+  }
+}
+
+/// A contact as templates see it.
+struct ContactValue: TemplateRow {
+  let contact: Contact
+  let links: RowLinks
+  let strings: RowStrings
+
+  enum Field: String, TemplateField {
+    case id, name, title, text, address, phone, url
+    static let table = FieldTable(Self.self)
+  }
+
+  func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
+    switch field {
+    case .title, .text:
+      contact.name.isEmpty
+        ? sink.text("\(strings.contacts) \(contact.id)", body) : sink.text(contact.name, body)
+    case .url: sink.text({ links.link(contact.id) }, bytes: { links.withLink(contact.id, body) })
+    case .name: sink.text(contact.name, body)
+    case .address: sink.text(contact.address, body)
+    case .phone: sink.text(contact.phone, body)
+    case .id: sink.number(contact.id, body)
+    }
+  }
+}
+
+/// What a page says of itself: `page.title`, `page.kind`, `page.file`, and `page.canonical`
+/// and `page.script` when it has them.
+struct PageInfo: TemplateRow {
+  var title: String
+  let kind: String
+  var file: String
+  var canonical: String?
+  var script: String?
+
+  init(title: String, kind: String, file: String) {
+    self.title = title
+    self.kind = kind
+    self.file = file
+  }
+
+  enum Field: String, TemplateField {
+    case title, kind, file, canonical, script
+    static let table = FieldTable(Self.self)
+  }
+
+  func has(_ field: Field) -> Bool {
+    switch field {
+    case .canonical: canonical != nil
+    case .script: script != nil
+    default: true
+    }
+  }
+
+  func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
+    switch field {
+    case .title: sink.text(title, body)
+    case .kind: sink.text(kind, body)
+    case .file: sink.text(file, body)
+    case .canonical: canonical.map { sink.text($0, body) } ?? sink.missing
+    case .script: script.map { sink.text($0, body) } ?? sink.missing
+    }
+  }
+}
