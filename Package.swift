@@ -31,7 +31,8 @@ let package = Package(
       dependencies: ["SQLite", "Mustache", "CCmark", "CVipsShim"],
       resources: []
     ),
-    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache"]),
+    .target(name: "Server"),
+    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
     .testTarget(
@@ -46,6 +47,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressCLITests", dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite"]),
+    .testTarget(name: "ServerTests", dependencies: ["Server"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -14,11 +14,20 @@ import CSQLite
 /// it and never writes to it. Opening checks up front that the file is a readable database and
 /// throws an error naming the file when it is not. A connection is used from one thread at a
 /// time (it is opened with `SQLITE_OPEN_NOMUTEX`).
+///
+/// Every file is read as untrusted, as SQLite's "Defense Against the Dark Arts" advises: cells
+/// are checked as pages are read (`cell_size_check`), so a damaged page fails the same way on
+/// every run instead of reading past its end; defensive mode; no memory-mapped reads; SQL in the
+/// schema (views) may call only innocuous functions (`trusted_schema=OFF`); tighter limits on
+/// what that SQL may do. A WAL-mode database whose log holds no changes is read without making
+/// `-wal` and `-shm` files beside it (see `ImmutableRead`).
 public final class Database {
   /// The path as the caller gave it; errors name the file this way.
   public let path: String
   let handle: OpaquePointer
   private var snapshotDepth = 0
+  /// Set when the file is read with `immutable=1`: the lock that makes that safe.
+  private var immutableRead: ImmutableRead?
 
   /// Opens the database at `path` read-only.
   ///
@@ -30,11 +39,18 @@ public final class Database {
   ///   or locked.
   public convenience init(path: String, busyTimeout: Duration = .seconds(5)) throws {
     let fileSize = try Self.checkFile(path)
-    let uri = "file:" + Self.uriEscaped(path) + "?mode=ro"
+    let immutable = try ImmutableRead.begin(path: path, busyTimeout: busyTimeout)
+    var uri = "file:" + Self.uriEscaped(path) + "?mode=ro"
+    if immutable != nil { uri += "&immutable=1" }
     let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
     try self.init(path: path, uri: uri, flags: flags, busyTimeout: busyTimeout)
+    immutableRead = immutable
+    try harden()
     try validate(fileSize: fileSize)
   }
+
+  /// Whether the file is read with `immutable=1`, making no file beside it.
+  public var isReadImmutably: Bool { immutableRead != nil }
 
   init(path: String, uri: String, flags: Int32, busyTimeout: Duration) throws {
     var connection: OpaquePointer?
@@ -65,6 +81,11 @@ public final class Database {
   /// Compiles one SQL statement.
   public func prepare(_ sql: String) throws -> Statement {
     try Statement(database: self, sql: sql)
+  }
+
+  /// Compiles exactly one SQL statement: text after it is an error, not ignored.
+  public func prepareSingle(_ sql: String) throws -> Statement {
+    try Statement(database: self, sql: sql, single: true)
   }
 
   /// Runs SQL that returns no rows (one or more statements).
@@ -101,6 +122,13 @@ public final class Database {
     }
   }
 
+  /// Throws when the snapshot may not have been one state of the file: read without SQLite's
+  /// locks (see ``isReadImmutably``), while another program opened the database and wrote to
+  /// the file. Call it once everything is read; it does nothing for a file SQLite locked.
+  public func checkSnapshot() throws {
+    try immutableRead?.check()
+  }
+
   /// Whether a snapshot begun by ``beginSnapshot()`` is open.
   public var isInSnapshot: Bool { snapshotDepth > 0 }
 
@@ -133,6 +161,28 @@ public final class Database {
 
   // MARK: - Opening
 
+  /// What SQLite's advice for untrusted database files asks of a connection (see the type's
+  /// documentation).
+  private func harden() throws {
+    _ = taskpress_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
+    _ = taskpress_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+    let limits: [(Int32, Int32)] = [
+      (SQLITE_LIMIT_ATTACHED, 0),
+      (SQLITE_LIMIT_SQL_LENGTH, 1_000_000),
+      (SQLITE_LIMIT_EXPR_DEPTH, 100),
+      (SQLITE_LIMIT_COMPOUND_SELECT, 50),
+      (SQLITE_LIMIT_VDBE_OP, 1_000_000),
+      (SQLITE_LIMIT_FUNCTION_ARG, 32),
+      (SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000),
+      (SQLITE_LIMIT_VARIABLE_NUMBER, 100),
+      (SQLITE_LIMIT_TRIGGER_DEPTH, 10),
+    ]
+    for (limit, value) in limits {
+      sqlite3_limit(handle, limit, value)
+    }
+    try execute("PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
+  }
+
   /// Reads the schema, so a file that is not a database fails here with a clear error.
   /// A file cut in the middle of a page is caught here too: its pages past the schema would
   /// otherwise read as zeros and fail only later.
@@ -143,7 +193,8 @@ public final class Database {
     if let fileSize, let size = try pageSize.step()?.int64(at: 0), size > 0,
       fileSize % size != 0
     {
-      throw SQLiteError(file: path, code: SQLITE_CORRUPT, message: SQLiteError.malformedMessage)
+      throw SQLiteError(
+        file: path, code: SQLITE_CORRUPT, message: SQLiteError.damagedMessage(path))
     }
   }
 

@@ -116,6 +116,22 @@ public struct Row {
     return true
   }
 
+  /// Calls `body` with the bytes of column `index` in SQLite's own buffer (a number as its
+  /// text; empty for NULL), without copying them. The buffer is valid only during the call.
+  public func withUnsafeBytes<T>(
+    at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T
+  ) rethrows -> T {
+    let column = Int32(index)
+    let pointer: UnsafeRawPointer?
+    switch columnType(at: index) {
+    case .null: pointer = nil
+    case .blob: pointer = sqlite3_column_blob(handle, column)
+    case .integer, .real, .text: pointer = UnsafeRawPointer(sqlite3_column_text(handle, column))
+    }
+    let count = pointer == nil ? 0 : Int(sqlite3_column_bytes(handle, column))
+    return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))
+  }
+
   /// The size in bytes of the value in column `index` (0 for NULL).
   public func blobByteCount(at index: Int) -> Int {
     guard isValid(index) else { return 0 }

@@ -11,12 +11,23 @@ public final class Statement {
   let database: Database
   let handle: OpaquePointer
 
-  init(database: Database, sql: String) throws {
+  init(database: Database, sql: String, single: Bool = false) throws {
     var statement: OpaquePointer?
-    let code = sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil)
+    var rest = ""
+    let code = sql.withCString { text in
+      var tail: UnsafePointer<CChar>?
+      let code = sqlite3_prepare_v2(database.handle, text, -1, &statement, &tail)
+      if let tail { rest = String(cString: tail) }
+      return code
+    }
     guard code == SQLITE_OK else {
       sqlite3_finalize(statement)
       throw database.error(code: code, sql: sql)
+    }
+    if single, rest.contains(where: { !$0.isWhitespace }) {
+      sqlite3_finalize(statement)
+      throw SQLiteError(
+        file: database.path, code: SQLITE_ERROR, message: "more than one statement", sql: sql)
     }
     guard let statement else {
       throw SQLiteError(

@@ -16,6 +16,7 @@ enum Command: Equatable {
   case initTheme(directory: String)
   case render(template: String, data: String?, partials: String?)
   case check(site: String)
+  case serve(ParsedArguments)
 
   /// Parses the arguments after the program name.
   ///
@@ -72,6 +73,8 @@ enum Command: Equatable {
     switch spec.name {
     case "build":
       return .build(parsed)
+    case "serve":
+      return .serve(parsed)
     case "init":
       return .initTheme(directory: parsed.positionals.first ?? ".")
     case "render":

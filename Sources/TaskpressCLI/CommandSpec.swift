@@ -119,9 +119,26 @@ enum Specs {
     ],
     options: [help])
 
+  static let serve = SubcommandSpec(
+    name: "serve",
+    overview: "Build, serve on 127.0.0.1, rebuild and reload the open pages on every change.",
+    arguments: [],
+    options: build.options.filter { $0.name != "help" } + [
+      OptionSpec(
+        name: "port", short: "p", valueName: "<n>", help: "Port to listen on; 0 picks a free one.",
+        defaultText: "8000"),
+      OptionSpec(
+        name: "host", valueName: "<addr>",
+        help: "Address to listen on; 0.0.0.0 shares the preview on the network.",
+        defaultText: "127.0.0.1"),
+      OptionSpec(
+        name: "poll", help: "Find changes by polling, for file systems without inotify."),
+      help,
+    ])
+
   static let help = OptionSpec(name: "help", short: "h", help: "Show help information.")
 
-  static let all = [build, initTheme, render, check]
+  static let all = [build, initTheme, render, check, serve]
 
   static func subcommand(named name: String) -> SubcommandSpec? {
     all.first { $0.name == name }

@@ -41,6 +41,8 @@ enum Configuration {
     case integer(Int)
     case number(Double)
     case string(String)
+    /// A source's file with its table, columns and filter (see `Configuration+Mapping.swift`).
+    case mapping([String: MappingField])
     case other
 
     init(from decoder: Decoder) throws {
@@ -53,6 +55,8 @@ enum Configuration {
         self = .number(value)
       } else if let value = try? container.decode(String.self) {
         self = .string(value)
+      } else if let value = try? container.decode([String: MappingField].self) {
+        self = .mapping(value)
       } else {
         self = .other
       }
@@ -89,6 +93,9 @@ enum Configuration {
     }
     let text: String
     switch json {
+    case .mapping(let fields) where mappingFields[key] != nil:
+      try applyMapping(key: key, fields: fields, file: file, base: base, to: &options)
+      return
     case .string(let string) where spec.takesValue:
       text = isPath(key) && !string.isEmpty ? join(base, string) : string
     case .integer(let integer) where spec.takesValue:
@@ -106,7 +113,7 @@ enum Configuration {
     ["todos", "possessions", "contacts", "templates", "output", "report"].contains(key)
   }
 
-  private static func apply(
+  static func apply(
     name: String, value: String, source: String, to options: inout BuildOptions
   ) throws(UsageError) {
     func nonEmpty() throws(UsageError) -> String {
@@ -162,7 +169,7 @@ enum Configuration {
     path.hasPrefix("/") ? path : join(directory, path)
   }
 
-  private static func join(_ base: String, _ path: String) -> String {
+  static func join(_ base: String, _ path: String) -> String {
     if path.hasPrefix("/") || base.isEmpty || base == "." { return path }
     return normalize(base + "/" + path)
   }

@@ -73,6 +73,10 @@ public enum TaskpressCLI {
       }
     case .check(let site):
       return CheckCommand.run(site: site, io: io)
+    case .serve(let parsed):
+      let signals = SignalGuard()
+      defer { signals.restore() }
+      return ServeCommand.run(parsed, io: io)
     }
   }
 }

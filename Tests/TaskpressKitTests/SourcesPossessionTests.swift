@@ -20,7 +20,7 @@ import Testing
       #expect(photo?.format == format, sourceLocation: sourceLocation)
       #expect(photo?.width == width, sourceLocation: sourceLocation)
       #expect(photo?.height == height, sourceLocation: sourceLocation)
-      #expect(photo?.rowid == id, sourceLocation: sourceLocation)
+      #expect(photo?.row == id, sourceLocation: sourceLocation)
     }
     expectPhoto(1, .png, 3, 2)
     expectPhoto(2, .jpeg, 5, 4)
@@ -87,10 +87,10 @@ import Testing
     }
     // One reader is moved from row to row: back and forth, whole and streamed.
     for photo in photos.reversed() + photos + [photos[3], photos[0], photos[3]] {
-      #expect(try source.readPhoto(photo) == stored[photo.rowid], "rowid \(photo.rowid)")
+      #expect(try source.readPhoto(photo) == stored[photo.row], "row \(photo.row)")
       var streamed: [UInt8] = []
       try source.streamPhoto(photo, chunkSize: 1000) { streamed.append(contentsOf: $0) }
-      #expect(streamed == stored[photo.rowid], "rowid \(photo.rowid)")
+      #expect(streamed == stored[photo.row], "row \(photo.row)")
     }
   }
 

@@ -86,7 +86,8 @@ public enum Build {
     if let path = options.todos {
       DispatchQueue.global().async(group: reading) {
         let result = Result {
-          let source = try TodoSource(path: path, busyTimeout: busyTimeout)
+          let source = try TodoSource(
+            path: path, mapping: options.mapping.todos, busyTimeout: busyTimeout)
           defer { source.close() }
           return try source.load()
         }
@@ -110,7 +111,8 @@ public enum Build {
     var unchanged = false
     do {
       if let path = options.possessions {
-        let source = try PossessionSource(path: path, busyTimeout: busyTimeout)
+        let source = try PossessionSource(
+          path: path, mapping: options.mapping.possessions, busyTimeout: busyTimeout)
         possessionSource = source
         let loaded = try source.load()
         data.possessions = loaded.possessions
@@ -149,7 +151,8 @@ public enum Build {
         staging.photosDone([:])
       }
       if let path = options.contacts {
-        let source = try ContactSource(path: path, busyTimeout: busyTimeout)
+        let source = try ContactSource(
+          path: path, mapping: options.mapping.contacts, busyTimeout: busyTimeout)
         defer { source.close() }
         let loaded = try source.load()
         data.contacts = loaded.contacts
@@ -166,6 +169,7 @@ public enum Build {
       let loaded = try result.get()
       data.todos = loaded.todos
       data.hasTodos = true
+      data.hasDueDates = options.mapping.todos.columns["due"] != nil
       warnings = loaded.warnings
     }
     if let otherError { throw otherError }
@@ -208,6 +212,8 @@ public enum Build {
         interrupt: interrupt, reporter: reporter)
       summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
+      // The photos are read: the possessions' snapshot must have been one state of the file.
+      try possessionSource?.checkSnapshot()
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
       summary.photosDecoded = decoded

@@ -12,6 +12,8 @@ public struct BuildOptions: Sendable, Equatable {
   public var possessions: String?
   /// The contacts database (`contacts` table).
   public var contacts: String?
+  /// The tables, columns and rows to read where a database does not follow the usual schema.
+  public var mapping = SourceMappings()
   /// A folder whose templates override the built-in theme file by file.
   public var templates: String?
   /// The folder the site is written to.

@@ -80,8 +80,11 @@ extension Build {
           case .todoData:
             let todos = plan.todosByPK
             let strings = plainContext.strings
-            try writer.add("data/todos.json", DataExport.todosJSON(todos, strings: strings))
-            try writer.add("data/todos.csv", DataExport.todosCSV(todos, strings: strings))
+            let due = plan.hasDueDates
+            try writer.add(
+              "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
+            try writer.add(
+              "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due))
           case .possessionData:
             guard let files = shared.waitForPhotos(interrupt) else { return }
             let urls = files.photoFiles.mapValues(\.path)

@@ -8,22 +8,30 @@ enum DataExport {
 
   static let todoColumns = ["pk", "text", "priority", "priority_label", "complete", "status"]
 
-  /// The JSON copy of `todos`; `strings` gives the priority and status labels.
-  static func todosJSON(_ todos: [Todo], strings: RowStrings) -> ByteBuffer {
+  /// The JSON copy of `todos`; `strings` gives the priority and status labels. With
+  /// `dueDates`, each row ends with its `due` date (null when it has none).
+  static func todosJSON(_ todos: [Todo], strings: RowStrings, dueDates: Bool = false)
+    -> ByteBuffer
+  {
     let textBytes = todos.reduce(0) { $0 + $1.text.utf8.count }
-    return JSONWriter.array(todos, keys: todoColumns, textBytes: textBytes) { todo, json in
+    let keys = todoColumns + (dueDates ? ["due"] : [])
+    return JSONWriter.array(todos, keys: keys, textBytes: textBytes) { todo, json in
       json.integer(todo.pk)
       json.text(todo.text)
       json.integer(todo.priority.number)
       json.text(strings.priorityLabel(todo.priority))
       json.bool(todo.complete)
       json.text(todo.complete ? strings.complete : strings.inProgress)
+      if dueDates { json.text(todo.due) }
     }
   }
 
-  /// The CSV copy of `todos`; `strings` gives the priority and status labels.
-  static func todosCSV(_ todos: [Todo], strings: RowStrings) -> ByteBuffer {
-    var csv = CSVWriter(header: todoColumns, rows: todos.count)
+  /// The CSV copy of `todos`; `strings` gives the priority and status labels. With `dueDates`,
+  /// each row ends with its `due` date (empty when it has none).
+  static func todosCSV(_ todos: [Todo], strings: RowStrings, dueDates: Bool = false)
+    -> ByteBuffer
+  {
+    var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), rows: todos.count)
     for todo in todos {
       csv.integer(todo.pk)
       csv.text(todo.text)
@@ -31,6 +39,7 @@ enum DataExport {
       csv.text(strings.priorityLabel(todo.priority))
       csv.integer(todo.complete ? 1 : 0)
       csv.text(todo.complete ? strings.complete : strings.inProgress)
+      if dueDates { csv.text(todo.due ?? "") }
       csv.endRow()
     }
     return csv.finish()

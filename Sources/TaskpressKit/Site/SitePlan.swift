@@ -35,6 +35,8 @@ struct SitePlan: Sendable {
   let contacts: [Contact]
   /// Whether each source was given (a given source with no rows still gets its pages).
   let hasTodos: Bool
+  /// Whether the to-dos have a due date: the data copies then have a `due` column.
+  let hasDueDates: Bool
   let hasPossessions: Bool
   let hasContacts: Bool
   /// To-dos per index page; at least 1.
@@ -58,6 +60,7 @@ struct SitePlan: Sendable {
       return left != right ? left < right : lhs.id < rhs.id
     }
     hasTodos = data.hasTodos
+    hasDueDates = data.hasDueDates
     hasPossessions = data.hasPossessions
     hasContacts = data.hasContacts
     self.pageSize = pageSize == 0 ? max(todos.count, 1) : pageSize
@@ -182,6 +185,8 @@ struct SiteData: Sendable {
   var hasTodos = false
   var hasPossessions = false
   var hasContacts = false
+  /// Whether the to-dos have a due date (their source maps a column for it).
+  var hasDueDates = false
 }
 
 /// The texts of some to-dos as UTF-8 in one block of memory, made once for a build: a render

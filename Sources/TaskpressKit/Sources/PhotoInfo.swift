@@ -7,14 +7,15 @@ public struct PhotoInfo: Sendable, Equatable {
   public var height: Int?
   /// The size of the stored photo.
   public var byteCount: Int64
-  /// The row holding the photo, for streaming it.
-  public var rowid: Int64
+  /// The row holding the photo, for streaming it: its rowid, or its `id` in a view or a
+  /// `WITHOUT ROWID` table.
+  public var row: Int64
 
-  public init(format: ImageFormat, width: Int?, height: Int?, byteCount: Int64, rowid: Int64) {
+  public init(format: ImageFormat, width: Int?, height: Int?, byteCount: Int64, row: Int64) {
     self.format = format
     self.width = width
     self.height = height
     self.byteCount = byteCount
-    self.rowid = rowid
+    self.row = row
   }
 }

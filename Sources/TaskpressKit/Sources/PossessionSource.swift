@@ -1,7 +1,12 @@
 import SQLite
 
-/// Reads possessions from the `possessions` table of a database, read-only, in one snapshot,
-/// and streams their photos.
+/// Reads possessions from the `possessions` table (or view) of a database, read-only, in one
+/// snapshot, and streams their photos.
+///
+/// A table with rowids has its photos read in pieces with SQLite's blob I/O. A view or a
+/// `WITHOUT ROWID` table has no rowid, which blob I/O needs: its photos are found by `id`, and
+/// each is read in one step from SQLite's buffer, handed on in chunks (SQLite holds the one
+/// value while it is read, as it would for each `substr` of it).
 ///
 /// The database stays open inside one read transaction from `init` until the source is
 /// closed or released, so photos stream from the same snapshot the rows came from.
@@ -11,6 +16,9 @@ public final class PossessionSource {
   private let source: SourceDatabase
   /// `id` as spelled in the table, or `nil` when the rowid stands in for it.
   private let idColumn: String?
+  /// The name of the rowid, or `nil` for a view or a `WITHOUT ROWID` table.
+  private let rowidName: String?
+  private let mapping: SourceMapping
   private let columns: [String]
   /// The photo column's reader for sniffing (`load`) and the one for reading photos, each moved
   /// from row to row: `load` and the photo reads run on different threads, one after the other.
@@ -24,14 +32,27 @@ public final class PossessionSource {
   ///
   /// - Parameters:
   ///   - path: The database file, as the user gave it; warnings and errors name it so.
+  ///   - mapping: The table, columns and filter, where they are not the usual ones.
   ///   - busyTimeout: How long to wait while another program writes to the file.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
-  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+  public init(
+    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5)
+  ) throws {
     self.path = path
-    source = try SourceDatabase(path: path, table: "possessions", busyTimeout: busyTimeout)
-    idColumn = source.column("id")
-    columns = try source.requireColumns(["name", "description", "photo"])
+    self.mapping = mapping
+    source = try SourceDatabase(
+      path: path, table: "possessions", mapping: mapping, busyTimeout: busyTimeout)
+    rowidName = source.rowidName()
+    // A mapped id must be there; the usual one may be missing (the rowid stands in).
+    idColumn =
+      mapping.columns["id"] != nil
+      ? try source.requireColumns([mapping.column("id")])[0] : source.column("id")
+    // Without a rowid, the photos are found by their `id`.
+    let wanted = SourceMapping.possessionFields.map(mapping.column)
+    columns = Array(
+      try source.requireColumns(Array(wanted.dropFirst(rowidName == nil ? 0 : 1)))
+        .suffix(3))
   }
 
   /// Ends the snapshot and closes the database.
@@ -62,32 +83,49 @@ public final class PossessionSource {
   ///
   /// - Throws: ``SourceError`` when the database cannot be read.
   public func load() throws -> (possessions: [Possession], warnings: [BuildWarning]) {
-    let key = idColumn.map(quotedIdentifier) ?? "rowid"
+    let key = idColumn.map(quotedIdentifier) ?? rowidName ?? "rowid"
     let names = columns.map(quotedIdentifier)
     let sql = """
-      SELECT rowid, \(key), \(names[0]), \(names[1]), typeof(\(names[2])) \
-      FROM \(quotedIdentifier(source.table)) ORDER BY \(key)
+      SELECT \(rowidName ?? key), \(key), \(names[0]), \(names[1]), typeof(\(names[2])) \
+      FROM \(quotedIdentifier(source.table))\(source.whereClause) ORDER BY \(key)
       """
+    let table = mapping.table ?? "possessions"
+    let idName = mapping.column("id")
     var reader = RowReader(file: path)
     var possessions: [Possession] = []
+    // A damaged b-tree can return a row twice, anywhere in the scan.
+    var seen = Set<Int64>()
+    var ordinal = 0
     try source.forEachRow(sql) { row in
+      ordinal += 1
       let rowid = row.int64(at: 0) ?? 0
-      guard let id = reader.key(row, 1, field: "id", location: "possessions rowid=\(rowid)")
+      // Made only for a warning: most rows have none.
+      guard
+        let id = reader.key(
+          row, 1, field: idName,
+          location: rowidName == nil ? "\(table) row \(ordinal)" : "\(table) rowid=\(rowid)")
       else { return }
       // Made only for a warning: most rows have none.
-      func location() -> String { "possessions id=\(id)" }
-      if possessions.last?.id == id {
-        reader.warn(location(), "id \(id) is used by more than one row; row skipped")
+      func location() -> String { "\(table) \(idName)=\(id)" }
+      guard seen.insert(id).inserted else {
+        reader.warn(location(), "\(idName) \(id) is used by more than one row; row skipped")
         return
       }
-      let name = reader.text(row, 2, field: "name", location: location())
-      let description = reader.text(row, 3, field: "description", location: location())
+      let name = reader.text(row, 2, field: mapping.column("name"), location: location())
+      let description = reader.text(
+        row, 3, field: mapping.column("description"), location: location())
       let photo = try sniffPhoto(
         type: row.text(at: 4)?.string ?? "null", rowid: rowid, location: location,
         reader: &reader)
       possessions.append(Possession(id: id, name: name, description: description, photo: photo))
     }
     return (possessions, reader.warnings)
+  }
+
+  /// Throws when the snapshot may not have been one state of the file (another program wrote
+  /// to it while it was read without SQLite's locks); call it once the photos are read.
+  public func checkSnapshot() throws {
+    try source.checkSnapshot()
   }
 
   /// Streams a photo's bytes to `body` in chunks of at most `chunkSize` bytes, from the same
@@ -98,20 +136,20 @@ public final class PossessionSource {
     _ photo: PhotoInfo, chunkSize: Int = 64 * 1024,
     _ body: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
-    do {
-      let blob = try blob(&photoBlob, rowid: photo.rowid)
-      try blob.stream(chunkSize: chunkSize, body)
-    } catch let error as SQLiteError {
-      throw SourceError(error)
+    guard rowidName != nil else {
+      try withKeyedPhoto(photo.row) { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let end = min(bytes.count, offset + max(1, chunkSize))
+          try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+          offset = end
+        }
+      }
+      return
     }
-  }
-
-  /// The whole photo in memory, read straight into one array: for photos small enough to hold
-  /// (`Build.photoBufferLimit`); larger ones are streamed.
-  public func readPhoto(_ photo: PhotoInfo) throws -> [UInt8] {
     do {
-      let blob = try blob(&photoBlob, rowid: photo.rowid)
-      return try blob.read(offset: 0, count: blob.byteCount)
+      let blob = try blob(&photoBlob, rowid: photo.row)
+      try blob.stream(chunkSize: chunkSize, body)
     } catch let error as SQLiteError {
       throw SourceError(error)
     }
@@ -120,9 +158,65 @@ public final class PossessionSource {
   /// Up to `count` bytes of a photo from `offset` (fewer at its end), for a decoder that reads
   /// it piece by piece.
   public func readPhoto(_ photo: PhotoInfo, offset: Int, count: Int) throws -> [UInt8] {
+    guard rowidName != nil else {
+      return try withKeyedPhoto(photo.row) { bytes in
+        let start = min(max(0, offset), bytes.count)
+        return [UInt8](bytes[start..<min(bytes.count, start + max(0, count))])
+      }
+    }
     do {
-      let blob = try blob(&photoBlob, rowid: photo.rowid)
+      let blob = try blob(&photoBlob, rowid: photo.row)
       return try blob.read(offset: offset, count: count)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  /// The whole photo in memory, read straight into one array: for photos small enough to hold
+  /// (`Build.photoBufferLimit`); larger ones are streamed.
+  public func readPhoto(_ photo: PhotoInfo) throws -> [UInt8] {
+    guard rowidName != nil else {
+      return try withKeyedPhoto(photo.row) { [UInt8]($0) }
+    }
+    do {
+      let blob = try blob(&photoBlob, rowid: photo.row)
+      return try blob.read(offset: 0, count: blob.byteCount)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  // MARK: - Tables without rowids
+
+  /// `SELECT photo ... WHERE id = ?`, compiled once.
+  private var keyedPhotoStatement: Statement?
+
+  /// Calls `body` with the photo of the row whose id is `id`, in SQLite's buffer: a view or a
+  /// `WITHOUT ROWID` table cannot be read with blob I/O. Text is read as its bytes.
+  private func withKeyedPhoto<T>(
+    _ id: Int64, _ body: (UnsafeRawBufferPointer) throws -> T
+  ) throws -> T {
+    let statement: Statement
+    if let existing = keyedPhotoStatement {
+      statement = existing
+    } else {
+      let sql = """
+        SELECT CAST(\(quotedIdentifier(columns[2])) AS BLOB) \
+        FROM \(quotedIdentifier(source.table)) WHERE \(quotedIdentifier(idColumn ?? "id")) = ?1 \
+        LIMIT 1
+        """
+      statement = try source.prepare(sql)
+      keyedPhotoStatement = statement
+    }
+    statement.reset()
+    defer { statement.reset() }
+    do {
+      try statement.bind(id, at: 1)
+      guard let row = try statement.step() else {
+        throw SourceError(
+          file: path, message: "possessions id=\(id): the row is gone from the snapshot")
+      }
+      return try row.withUnsafeBytes(at: 0, body)
     } catch let error as SQLiteError {
       throw SourceError(error)
     }
@@ -145,29 +239,56 @@ public final class PossessionSource {
       reader.warn(location, "photo is a number, not an image")
       return nil
     }
+    guard rowidName == nil else {
+      return try sniffBlob(rowid: rowid, location: makeLocation, reader: &reader)
+    }
+    let (byteCount, bytes) = try withKeyedPhoto(rowid) { value in
+      (value.count, [UInt8](value.prefix(Self.sniffLimit)))
+    }
+    guard byteCount > 0 else { return nil }
+    return sniffed(
+      ImageSniffer.sniff(bytes, isComplete: true), of: bytes, byteCount: byteCount, row: rowid,
+      location: makeLocation, reader: &reader)
+  }
+
+  /// Sniffs the photo of row `rowid`, read a little at a time with blob I/O.
+  private func sniffBlob(
+    rowid: Int64, location makeLocation: () -> String, reader: inout RowReader
+  ) throws -> PhotoInfo? {
     do {
       let blob = try blob(&sniffingBlob, rowid: rowid)
       guard blob.byteCount > 0 else { return nil }
       let limit = min(blob.byteCount, Self.sniffLimit)
       var bytes = try blob.prefix(min(limit, 512))
       while true {
-        let isComplete = bytes.count >= limit
-        switch ImageSniffer.sniff(bytes, isComplete: isComplete) {
-        case .image(let format, let width, let height):
-          return PhotoInfo(
-            format: format, width: width, height: height, byteCount: Int64(blob.byteCount),
-            rowid: rowid)
-        case .unrecognized:
-          let start = bytes.prefix(4).map { hex($0) }.joined(separator: " ")
-          reader.warn(location, "photo is not a recognized image (starts with \(start))")
-          return nil
-        case .needsMoreBytes:
-          let next = min(limit, bytes.count * 8)
-          bytes += try blob.read(offset: bytes.count, count: next - bytes.count)
+        let result = ImageSniffer.sniff(bytes, isComplete: bytes.count >= limit)
+        guard case .needsMoreBytes = result else {
+          return sniffed(
+            result, of: bytes, byteCount: blob.byteCount, row: rowid, location: makeLocation,
+            reader: &reader)
         }
+        let next = min(limit, bytes.count * 8)
+        bytes += try blob.read(offset: bytes.count, count: next - bytes.count)
       }
     } catch let error as SQLiteError {
       throw SourceError(error)
+    }
+  }
+
+  /// The photo that sniffing found, or `nil` with a warning for bytes that are not an image.
+  private func sniffed(
+    _ result: ImageSniffer.Result, of bytes: [UInt8], byteCount: Int, row: Int64,
+    location: () -> String, reader: inout RowReader
+  ) -> PhotoInfo? {
+    switch result {
+    case .image(let format, let width, let height):
+      return PhotoInfo(
+        format: format, width: width, height: height, byteCount: Int64(byteCount), row: row)
+    case .unrecognized, .needsMoreBytes:
+      // Everything there is was read: too short for its format is not an image either.
+      let start = bytes.prefix(4).map { hex($0) }.joined(separator: " ")
+      reader.warn(location(), "photo is not a recognized image (starts with \(start))")
+      return nil
     }
   }
 }

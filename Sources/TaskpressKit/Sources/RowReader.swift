@@ -35,6 +35,15 @@ struct RowReader {
     return value.string
   }
 
+  /// The text in an optional `column`: NULL is `nil` without a warning; repairs are warnings.
+  mutating func optionalText(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String
+  ) -> String? {
+    if let valid = row.validText(at: index) { return valid }
+    guard !row.isNull(at: index) else { return nil }
+    return text(row, index, field: field, location: makeLocation())
+  }
+
   /// The row's key (`pk` or `id`), or `nil` with a warning when it is not an integer.
   /// `location` is made only for a warning.
   mutating func key(
@@ -61,6 +70,17 @@ struct RowReader {
     case .text, .null:
       return quoted(row.text(at: index)?.string ?? "")
     }
+  }
+}
+
+extension String {
+  /// The string without spaces, tabs and line breaks at either end.
+  func trimmingASCIISpaces() -> Substring {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+    guard let first = firstIndex(where: { !isSpace($0) }),
+      let last = lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return self[first...last]
   }
 }
 

@@ -9,11 +9,18 @@ final class SourceDatabase {
   let table: String
   /// The table's columns as spelled in the database, in order.
   let columns: [String]
+  /// ` WHERE (condition)` for the mapping's filter, or empty.
+  let whereClause: String
   private var database: Database?
 
-  /// Opens `path`, starts the snapshot and finds `table` (an error naming the tables found).
-  init(path: String, table wanted: String, busyTimeout: Duration) throws {
+  /// Opens `path`, starts the snapshot and finds `table`, or the mapping's table (an error
+  /// naming the tables found), and checks the mapping's filter.
+  init(
+    path: String, table usual: String, mapping: SourceMapping = SourceMapping(),
+    busyTimeout: Duration
+  ) throws {
     file = path
+    let wanted = mapping.table ?? usual
     do {
       let database = try Database(path: path, busyTimeout: busyTimeout)
       try database.beginSnapshot()
@@ -23,6 +30,18 @@ final class SourceDatabase {
       }
       self.table = table
       self.columns = try Self.columnNames(of: table, in: database)
+      if let filter = mapping.filter {
+        whereClause = " WHERE (\(filter))"
+        do {
+          _ = try database.prepareSingle(
+            "SELECT 1 FROM \(quotedIdentifier(table))\(whereClause)")
+        } catch let error as SQLiteError {
+          throw SourceError(
+            file: path, message: "the filter '\(filter)' for table '\(table)': \(error.message)")
+        }
+      } else {
+        whereClause = ""
+      }
       self.database = database
     } catch let error as SQLiteError {
       throw SourceError(error)
@@ -56,6 +75,40 @@ final class SourceDatabase {
       throw SourceError.missingColumns(file: file, table: table, missing: missing, found: columns)
     }
     return found.compactMap { $0 }
+  }
+
+  /// The name that reads the table's rowid, or `nil` for a view or a `WITHOUT ROWID` table
+  /// (or one whose columns take every name of the rowid).
+  func rowidName() -> String? {
+    guard let database else { return nil }
+    // A view may answer to `rowid`, but not with a row that blob I/O can open.
+    let kind = try? database.prepare("SELECT type FROM sqlite_master WHERE name = ?1")
+    try? kind?.bind(table, at: 1)
+    if let row = try? kind?.step(), row.text(at: 0)?.string != "table" { return nil }
+    for name in ["rowid", "_rowid_", "oid"] where column(name) == nil {
+      let sql = "SELECT \(name) FROM \(quotedIdentifier(table)) LIMIT 0"
+      if (try? database.prepare(sql)) != nil { return name }
+    }
+    return nil
+  }
+
+  /// Throws when the snapshot may not have been one state of the file (see
+  /// `Database.checkSnapshot()`); call it once everything is read.
+  func checkSnapshot() throws {
+    do {
+      try open().checkSnapshot()
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
+  /// Compiles `sql`, wrapping SQLite errors.
+  func prepare(_ sql: String) throws -> Statement {
+    do {
+      return try open().prepare(sql)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
   }
 
   /// Runs `sql`, wrapping SQLite errors.

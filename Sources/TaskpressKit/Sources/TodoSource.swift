@@ -1,6 +1,7 @@
 import SQLite
 
-/// Reads to-dos from the `todo` table of a database, read-only, in one snapshot.
+/// Reads to-dos from the `todo` table of a database (or the table, columns and rows a
+/// ``SourceMapping`` names), read-only, in one snapshot.
 ///
 /// The database stays open inside one read transaction from `init` until the source is
 /// closed or released.
@@ -9,18 +10,36 @@ public final class TodoSource {
   public let path: String
   private let source: SourceDatabase
   private let columns: [String]
+  /// The due-date column, when the mapping names one.
+  private let dueColumn: String?
+  /// How warnings name the table and the key: `todo` and `pk` unless mapped.
+  private let tableLabel: String
+  private let mapping: SourceMapping
+
+  /// Whether the to-dos have a due date (the mapping names a column for it).
+  public var hasDueDates: Bool { dueColumn != nil }
 
   /// Opens the database and checks the table and its columns.
   ///
   /// - Parameters:
   ///   - path: The database file, as the user gave it; warnings and errors name it so.
+  ///   - mapping: The table, columns and filter, where they are not the usual ones.
   ///   - busyTimeout: How long to wait while another program writes to the file.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
-  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+  public init(
+    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5)
+  ) throws {
     self.path = path
-    source = try SourceDatabase(path: path, table: "todo", busyTimeout: busyTimeout)
-    columns = try source.requireColumns(["pk", "text", "priority", "complete"])
+    self.mapping = mapping
+    source = try SourceDatabase(
+      path: path, table: "todo", mapping: mapping, busyTimeout: busyTimeout)
+    let fields =
+      ["pk", "text", "priority", "complete"] + (mapping.columns["due"] == nil ? [] : ["due"])
+    let found = try source.requireColumns(fields.map(mapping.column))
+    columns = Array(found.prefix(4))
+    dueColumn = found.count > 4 ? found[4] : nil
+    tableLabel = mapping.table ?? "todo"
   }
 
   /// Ends the snapshot and closes the database.
@@ -32,29 +51,48 @@ public final class TodoSource {
   ///
   /// - Throws: ``SourceError`` when the database cannot be read.
   public func load() throws -> (todos: [Todo], warnings: [BuildWarning]) {
-    let names = columns.map(quotedIdentifier)
+    var names = columns.map(quotedIdentifier)
+    if let dueColumn {
+      // A number is a time in seconds since 1970, as the sample apps store it; text stays.
+      let due = quotedIdentifier(dueColumn)
+      names.append(
+        "CASE WHEN typeof(\(due)) IN ('integer', 'real')"
+          + " THEN strftime('%Y-%m-%dT%H:%M:%SZ', \(due), 'unixepoch') ELSE \(due) END")
+    }
     let sql = """
-      SELECT \(names.joined(separator: ", ")) FROM \(quotedIdentifier(source.table)) \
-      ORDER BY \(names[0])
+      SELECT \(names.joined(separator: ", ")) FROM \(quotedIdentifier(source.table))\
+      \(source.whereClause) ORDER BY \(names[0])
       """
+    let pkName = mapping.column("pk")
+    let textName = mapping.column("text")
+    let priorityName = mapping.column("priority")
+    let tableLabel = tableLabel
     var reader = RowReader(file: path)
     var todos: [Todo] = []
+    // A damaged b-tree can return a row twice, anywhere in the scan.
+    var seen = Set<Int64>()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
-      guard let pk = reader.key(row, 0, field: "pk", location: "todo row \(ordinal)") else {
-        return
-      }
+      guard
+        let pk = reader.key(
+          row, 0, field: pkName, location: "\(tableLabel) row \(ordinal)")
+      else { return }
       // Made only for a warning: most rows have none.
-      func location() -> String { "todo pk=\(pk)" }
-      if todos.last?.pk == pk {
-        reader.warn(location(), "pk \(pk) is used by more than one row; row skipped")
+      func location() -> String { "\(tableLabel) \(pkName)=\(pk)" }
+      guard seen.insert(pk).inserted else {
+        reader.warn(location(), "\(pkName) \(pk) is used by more than one row; row skipped")
         return
       }
-      let text = reader.text(row, 1, field: "text", location: location())
-      let priority = Self.priority(row, 2, location: location, reader: &reader)
-      todos.append(Todo(pk: pk, text: text, priority: priority, complete: Self.isComplete(row, 3)))
+      let text = reader.text(row, 1, field: textName, location: location())
+      let priority = Self.priority(
+        row, 2, field: priorityName, location: location, reader: &reader)
+      let complete = isComplete(row, 3, location: location, reader: &reader)
+      let due =
+        dueColumn == nil ? nil : reader.optionalText(row, 4, field: "due", location: location())
+      todos.append(Todo(pk: pk, text: text, priority: priority, complete: complete, due: due))
     }
+    try source.checkSnapshot()
     return (todos, reader.warnings)
   }
 
@@ -63,7 +101,8 @@ public final class TodoSource {
   /// 1, 2, 3 are High, Medium, Low; another whole number keeps its value; anything else is
   /// no priority. All but the first three are warnings.
   private static func priority(
-    _ row: Row, _ index: Int, location makeLocation: () -> String, reader: inout RowReader
+    _ row: Row, _ index: Int, field: String, location makeLocation: () -> String,
+    reader: inout RowReader
   ) -> Priority {
     var location: String { makeLocation() }
     let number: Int64
@@ -73,34 +112,50 @@ public final class TodoSource {
     case .real:
       let value = row.double(at: index) ?? .nan
       guard let whole = Int64(exactly: value) else {
-        reader.warn(location, "priority \(reader.quotedValue(row, index)) is not a whole number")
+        reader.warn(location, "\(field) \(reader.quotedValue(row, index)) is not a whole number")
         return .none
       }
       number = whole
     case .null:
-      reader.warn(location, "priority is NULL")
+      reader.warn(location, "\(field) is NULL")
       return .none
     case .text:
-      reader.warn(location, "priority \(reader.quotedValue(row, index)) is text, not a number")
+      reader.warn(location, "\(field) \(reader.quotedValue(row, index)) is text, not a number")
       return .none
     case .blob:
-      reader.warn(location, "priority is a blob, not a number")
+      reader.warn(location, "\(field) is a blob, not a number")
       return .none
     }
     let priority = Priority(number)
     if case .other = priority {
-      reader.warn(location, "priority \(number) is not 1, 2 or 3")
+      reader.warn(location, "\(field) \(number) is not 1, 2 or 3")
     }
     return priority
   }
 
-  /// 0 and NULL are In Progress; any other value is Complete.
-  private static func isComplete(_ row: Row, _ index: Int) -> Bool {
+  /// 0 and NULL are In Progress; any other number is Complete. Text reads as people mean it:
+  /// `true`, `yes`, `1`, `done` (in any case, spaces around ignored) are Complete, `false`,
+  /// `no`, `0` In Progress; any other text is Complete, with a warning.
+  private func isComplete(
+    _ row: Row, _ index: Int, location makeLocation: () -> String, reader: inout RowReader
+  ) -> Bool {
     switch row.columnType(at: index) {
     case .null: return false
     case .integer: return row.int64(at: index) != 0
     case .real: return row.double(at: index) != 0
-    case .text, .blob: return true
+    case .blob: return true
+    case .text:
+      let text = row.text(at: index)?.string ?? ""
+      switch text.trimmingASCIISpaces().lowercased() {
+      case "true", "yes", "1", "done": return true
+      case "false", "no", "0": return false
+      default:
+        reader.warn(
+          makeLocation(),
+          "\(mapping.column("complete")) \(reader.quotedValue(row, index)) is not true/false,"
+            + " yes/no, 1/0 or done; shown as Complete")
+        return true
+      }
     }
   }
 }

@@ -1,0 +1,89 @@
+import TaskpressKit
+
+/// One value inside a source's object in `taskpress.json`.
+enum MappingField: Decodable {
+  case string(String)
+  case strings([String: String])
+  case other
+
+  init(from decoder: Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([String: String].self) {
+      self = .strings(value)
+    } else {
+      self = .other
+    }
+  }
+}
+
+extension Configuration {
+  /// The fields each source's `"columns"` may name, by key.
+  static let mappingFields = [
+    "todos": SourceMapping.todoFields,
+    "possessions": SourceMapping.possessionFields,
+    "contacts": SourceMapping.contactFields,
+  ]
+
+  /// The keys of a source's object.
+  static let mappingKeys = ["file", "table", "columns", "where"]
+
+  /// `"todos": {"file": "app.db", "table": "tasks", "columns": {"text": "title"}, "where": "…"}`:
+  /// the file as the string form would give it, and the mapping.
+  static func applyMapping(
+    key: String, fields: [String: MappingField], file: String, base: String,
+    to options: inout BuildOptions
+  ) throws(UsageError) {
+    let source = "\(file): key '\(key)'"
+    let known = mappingFields[key] ?? []
+    var mapping = SourceMapping()
+    var path: String?
+    for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+      switch (name, value) {
+      case ("file", .string(let text)):
+        path = text
+      case ("table", .string(let text)) where !text.isEmpty:
+        mapping.table = text
+      case ("where", .string(let text)) where !text.isEmpty:
+        mapping.filter = text
+      case ("columns", .strings(let columns)):
+        for (field, column) in columns.sorted(by: { $0.key < $1.key }) {
+          guard known.contains(field) else {
+            var message = "\(source): unknown field '\(field)' in \"columns\""
+            if let suggestion = closest(to: field, in: known) {
+              message += "; did you mean '\(suggestion)'?"
+            }
+            message += " (the fields are " + known.map { "'\($0)'" }.joined(separator: ", ") + ")"
+            throw UsageError(message)
+          }
+          guard !column.isEmpty else {
+            throw UsageError("\(source): the column for '\(field)' is empty")
+          }
+          mapping.columns[field] = column
+        }
+      case ("file", _), ("table", _), ("where", _):
+        throw UsageError("\(source): \"\(name)\" must be a non-empty string")
+      case ("columns", _):
+        throw UsageError(
+          "\(source): \"columns\" must be an object of strings, e.g. {\"text\": \"title\"}")
+      default:
+        var message = "\(source): unknown key '\(name)'"
+        if let suggestion = closest(to: name, in: mappingKeys) {
+          message += "; did you mean '\(suggestion)'?"
+        }
+        message += " (the keys are " + mappingKeys.map { "'\($0)'" }.joined(separator: ", ") + ")"
+        throw UsageError(message)
+      }
+    }
+    guard let path, !path.isEmpty else {
+      throw UsageError("\(source): \"file\" is missing: the database to read")
+    }
+    try apply(name: key, value: join(base, path), source: source, to: &options)
+    switch key {
+    case "todos": options.mapping.todos = mapping
+    case "possessions": options.mapping.possessions = mapping
+    default: options.mapping.contacts = mapping
+    }
+  }
+}
