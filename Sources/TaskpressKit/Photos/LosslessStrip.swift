@@ -1,4 +1,4 @@
-/// Metadata removed from a JPEG or PNG without decoding it: the file published as it is stored,
+/// Metadata removed from a JPEG, PNG, WebP or GIF without decoding it: the file published as it is stored,
 /// minus its EXIF, XMP, IPTC, comments and text, for photos small enough to need no rendition.
 ///
 /// The walk also checks the file's structure (every segment or chunk whole, PNG checksums
@@ -196,6 +196,65 @@ enum LosslessStrip {
         return sawData ? .stripped(out) : .damaged("PNG: no image data")
       }
     }
+  }
+}
+
+extension LosslessStrip {
+  /// A GIF without its comment extensions and its application extensions other than
+  /// `NETSCAPE2.0` (the loop count, which animation needs); every frame and every other block
+  /// is copied as it is, nothing decoded.
+  static func gif(_ bytes: [UInt8], keepMetadata: Bool) -> Outcome {
+    guard bytes.count >= 13,
+      bytes.starts(with: Array("GIF87a".utf8))
+        || bytes.starts(with: Array("GIF89a".utf8))
+    else { return .damaged("GIF: no header") }
+    var index = 13
+    if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 0x07) + 1) }
+    guard index <= bytes.count else { return .damaged("GIF: premature end of file") }
+    var out = Array(bytes[0..<index])
+    out.reserveCapacity(bytes.count)
+    var sawImage = false
+    /// Just past the sub-blocks starting at `start` (the zero-length one included).
+    func subBlocksEnd(_ start: Int) -> Int? {
+      var at = start
+      while at < bytes.count {
+        let size = Int(bytes[at])
+        at += 1 + size
+        if size == 0 { return at }
+      }
+      return nil
+    }
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x3B:  // trailer
+        out.append(0x3B)
+        return sawImage ? .stripped(out) : .damaged("GIF: no image data")
+      case 0x21:  // extension: label, then sub-blocks
+        guard index + 2 < bytes.count, let end = subBlocksEnd(index + 2) else {
+          return .damaged("GIF: premature end of file")
+        }
+        let label = bytes[index + 1]
+        let looping =
+          bytes[index + 2] == 11 && index + 14 <= bytes.count
+          && Array(bytes[index + 3..<index + 14]) == Array("NETSCAPE2.0".utf8)
+        let metadata = label == 0xFE || (label == 0xFF && !looping)
+        if keepMetadata || !metadata { out += bytes[index..<end] }
+        index = end
+      case 0x2C:  // image: descriptor, local colour table, LZW code size, sub-blocks
+        guard index + 10 <= bytes.count else { return .damaged("GIF: premature end of file") }
+        var data = index + 10
+        if bytes[index + 9] & 0x80 != 0 { data += 3 << (Int(bytes[index + 9] & 0x07) + 1) }
+        guard data < bytes.count, let end = subBlocksEnd(data + 1) else {
+          return .damaged("GIF: premature end of file")
+        }
+        out += bytes[index..<end]
+        sawImage = true
+        index = end
+      default:
+        return .damaged("GIF: damaged block at byte \(index)")
+      }
+    }
+    return .damaged("GIF: premature end of file")
   }
 }
 

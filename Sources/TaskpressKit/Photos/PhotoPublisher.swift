@@ -15,8 +15,9 @@ struct PublishedPhoto: Sendable, Equatable {
 }
 
 /// Publishes the photos of possessions: each distinct photo (by SHA-256) once, as renditions
-/// at the theme's widths made by libvips, or, when it is small enough to need none and its
-/// format allows, as stored with its metadata cut out. A photo that does not decode is a
+/// at the theme's widths made by libvips, or, when it is small enough to need none (no wider
+/// than the second width, or at most 64 KB) and its format allows, as stored with its metadata
+/// cut out. A photo that does not decode is a
 /// warning and gets no file; a rendition already in the site is kept, not decoded again.
 final class PhotoPublisher: Sendable {
   let settings: PhotoSettings
@@ -191,13 +192,15 @@ final class PhotoPublisher: Sendable {
     }
   }
 
-  /// A JPEG, PNG or WebP no wider than `settings.asStoredWidth`, upright as stored: published
-  /// as stored, without its metadata. Nil when the photo must be decoded instead.
+  /// A JPEG, PNG or WebP no wider than `settings.asStoredWidth`, or a JPEG, PNG, WebP or GIF of
+  /// at most `PhotoSettings.asStoredBytes` whatever its width, upright as stored: published as
+  /// stored, without its metadata. Nil when the photo must be decoded instead.
   private func publishAsStored(_ photo: PhotoInfo, digest: String, bytes: [UInt8]) throws
     -> Result<PublishedPhoto, Vips.Failure>?
   {
+    let small = bytes.count <= PhotoSettings.asStoredBytes
     guard let width = photo.width, let height = photo.height,
-      width <= settings.asStoredWidth,
+      small || (width <= settings.asStoredWidth && photo.format != .gif),
       width * height <= settings.maxPixels
     else { return nil }
     let outcome: LosslessStrip.Outcome
@@ -206,6 +209,7 @@ final class PhotoPublisher: Sendable {
     case .png: outcome = LosslessStrip.png(bytes, keepMetadata: settings.keepMetadata)
     case .webp:
       outcome = settings.keepMetadata ? LosslessStrip.webpChecked(bytes) : LosslessStrip.webp(bytes)
+    case .gif: outcome = LosslessStrip.gif(bytes, keepMetadata: settings.keepMetadata)
     default: return nil
     }
     switch outcome {

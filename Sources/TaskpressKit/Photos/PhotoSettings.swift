@@ -40,6 +40,11 @@ struct PhotoSettings: Sendable, Equatable {
   /// save little and cost a decode.
   var asStoredWidth: Int { widths.count > 1 ? widths[1] : widths.first ?? 0 }
 
+  /// JPEG, PNG, WebP and GIF photos up to this many bytes as stored are published as stored,
+  /// without their metadata, whatever their width: re-encoding a file that small saves nothing
+  /// worth a decode.
+  static let asStoredBytes = 64 * 1024
+
   /// The widths of the renditions of a photo `width` pixels wide as shown.
   func renditionWidths(forShownWidth width: Int) -> [Int] {
     var result = widths.filter { $0 < width }

@@ -615,8 +615,10 @@ decode (the build warns).
 The widths of a photo's files are set by the theme's `photos.json`:
 `{"widths": [320, 640, 1024, 1600]}` (whole numbers from 16 to 8192). A photo gets a WebP file
 for each width smaller than it and one at its own width when it is smaller than the widest; a
-JPEG, PNG or WebP no wider than the second width (and upright) is published as stored (without
-its metadata), as its one file. Give `sizes` in the template to say how wide the image is shown, so that the
+JPEG, PNG or WebP no wider than the second width (and upright), and an upright JPEG, PNG, WebP
+or GIF of at most 64 KB whatever its width, is published as stored (without its metadata, GIFs
+animated as stored), as its one file for every size: `photo.srcset` has one entry and
+`photo.width`, `photo.height` are its own. Give `sizes` in the template to say how wide the image is shown, so that the
 browser picks the smallest file that is sharp enough.
 
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
