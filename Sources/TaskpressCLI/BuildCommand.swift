@@ -3,41 +3,48 @@ import TaskpressKit
 
 /// `taskpress build`: merges the options, runs the build, reports.
 enum BuildCommand {
-  static func run(
-    _ parsed: ParsedArguments, io: CommandIO, interrupt: InterruptFlag = .process,
-    busyTimeout: Duration = .seconds(5)
-  ) -> Int32 {
-    var options: BuildOptions
-    do {
-      options = try Configuration.buildOptions(from: parsed, currentDirectory: io.currentDirectory)
-    } catch {
-      io.err("error: \(error.message)\n")
-      return TaskpressCLI.ExitStatus.usage
-    }
-    // For tests and debugging: which fast paths pages are rendered with.
+  /// The options of `parsed`: `taskpress.json` merged in, and `TASKPRESS_RENDER` (for tests and
+  /// debugging: which fast paths pages are rendered with) applied.
+  static func options(
+    _ parsed: ParsedArguments, io: CommandIO
+  ) throws(UsageError) -> BuildOptions {
+    var options = try Configuration.buildOptions(
+      from: parsed, currentDirectory: io.currentDirectory)
     if let paths = io.environment["TASKPRESS_RENDER"] {
       do {
         options.renderPaths = try RenderPaths(parsing: paths)
       } catch {
-        io.err("error: \(error.message)\n")
-        return TaskpressCLI.ExitStatus.usage
+        throw UsageError(error.message)
       }
+    }
+    return options
+  }
+
+  /// `options(_:io:)`, with every value a build needs checked before anything is read or built
+  /// (a source given, `SOURCE_DATE_EPOCH`, the report's path); nil once the usage error is
+  /// printed. `build` and `serve` both start here.
+  static func checkedOptions(_ parsed: ParsedArguments, io: CommandIO) -> BuildOptions? {
+    let options: BuildOptions
+    do {
+      options = try Self.options(parsed, io: io)
+    } catch {
+      io.err("error: \(error.message)\n")
+      return nil
     }
     guard options.todos != nil || options.possessions != nil || options.contacts != nil else {
       io.err(
         "error: nothing to build: give --todos, --possessions or --contacts"
           + " (or set them in taskpress.json)\n")
-      return TaskpressCLI.ExitStatus.usage
+      return nil
     }
 
     // Every value is checked before anything is read or built: a bad one is a usage error.
-    let sourceDateEpoch = io.environment["SOURCE_DATE_EPOCH"]
-    if let sourceDateEpoch {
+    if let sourceDateEpoch = io.environment["SOURCE_DATE_EPOCH"] {
       do {
         _ = try Build.isoDate(sourceDateEpoch: sourceDateEpoch)
       } catch {
         io.err("error: \(error)\n")
-        return TaskpressCLI.ExitStatus.usage
+        return nil
       }
     }
     if let report = options.report {
@@ -46,9 +53,20 @@ enum BuildCommand {
         ? "'--report'" : "\(parsed.values["config"] ?? Configuration.defaultFile): key 'report'"
       if let problem = BuildReport.problem(writing: report, source: source) {
         io.err("error: \(problem)\n")
-        return TaskpressCLI.ExitStatus.usage
+        return nil
       }
     }
+    return options
+  }
+
+  static func run(
+    _ parsed: ParsedArguments, io: CommandIO, interrupt: InterruptFlag = .process,
+    busyTimeout: Duration = .seconds(5)
+  ) -> Int32 {
+    guard let options = checkedOptions(parsed, io: io) else {
+      return TaskpressCLI.ExitStatus.usage
+    }
+    let sourceDateEpoch = io.environment["SOURCE_DATE_EPOCH"]
 
     let output = OutputSwitches(environment: io.environment, isTerminal: io.errorIsTerminal)
     let progress = ProgressLine(io: io, enabled: !options.quiet && output.showsProgress)

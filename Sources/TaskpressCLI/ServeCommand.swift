@@ -29,18 +29,8 @@ enum ServeCommand {
       io.err("error: '--port': invalid value '\(port)': expected a whole number from 0 to 65535\n")
       return TaskpressCLI.ExitStatus.usage
     }
-    let options: BuildOptions
-    do {
-      options = try Configuration.buildOptions(
-        from: buildArguments, currentDirectory: io.currentDirectory)
-    } catch {
-      io.err("error: \(error.message)\n")
-      return TaskpressCLI.ExitStatus.usage
-    }
-    guard options.todos != nil || options.possessions != nil || options.contacts != nil else {
-      io.err(
-        "error: nothing to build: give --todos, --possessions or --contacts"
-          + " (or set them in taskpress.json)\n")
+    // The options are checked as `build` checks them.
+    guard let options = BuildCommand.checkedOptions(buildArguments, io: io) else {
       return TaskpressCLI.ExitStatus.usage
     }
     // The folder and the path it is served under stay those of the start.
@@ -135,8 +125,7 @@ struct ServeSession {
   mutating func rebuild() -> String? {
     let options: BuildOptions
     do {
-      options = try Configuration.buildOptions(
-        from: arguments, currentDirectory: io.currentDirectory)
+      options = try BuildCommand.options(arguments, io: io)
     } catch {
       io.err("error: \(error.message)\n")
       io.err("note: still serving the last good site\n")

@@ -20,6 +20,33 @@ import Testing
         == "error: '--port': invalid value 'http': expected a whole number from 0 to 65535\n")
   }
 
+  @Test(
+    "serve checks its build options as build does, before building or listening",
+    arguments: [
+      (
+        ["SOURCE_DATE_EPOCH": "abc"],
+        "error: SOURCE_DATE_EPOCH: invalid value 'abc': expected seconds since 1970\n"
+      ),
+      (
+        ["TASKPRESS_RENDER": "fast"],
+        "error: TASKPRESS_RENDER: unknown fast path 'fast'; expected 'reference', 'all', or a"
+          + " comma-separated list of NAME or of no-NAME, where NAME is one of: markdown-sharing,"
+          + " specialized-templates, reused-values, text-handover, batches\n"
+      ),
+    ])
+  func checkedLikeBuild(environment: [String: String], message: String) throws {
+    let folder = NSTemporaryDirectory() + "serve-checked-\(UUID().uuidString)"
+    for command in ["build", "serve"] {
+      let result = runTaskpress(
+        [command, "--todos", "t.sqlite", "--output", folder + "/site", "--port", "0"]
+          .filter { command == "serve" || ($0 != "--port" && $0 != "0") },
+        environment: environment)
+      #expect(result.status == 64, "\(command)")
+      #expect(result.stderr == message, "\(command)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: folder + "/site"))
+  }
+
   @Test("serve needs a source, as build does; its help lists the server options")
   func usage() {
     let result = runTaskpress(["serve"], in: NSTemporaryDirectory())
