@@ -76,7 +76,9 @@ public enum Build {
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
-    let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    let inputs =
+      inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+      + " history-limit \(options.historyLimit)"
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
 
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
@@ -122,8 +124,10 @@ public enum Build {
       }
       // Nothing to do when the inputs are those of the previous build and its files are
       // intact (the sources are still read, for their warnings).
+      // A copy of the site given with `--previous` is compared with every time.
       unchanged =
-        previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false
+        options.previous == nil
+        && (previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false)
       if !unchanged, let source = possessionSource {
         let possessions = data.possessions
         nonisolated(unsafe) let source = source
@@ -174,6 +178,9 @@ public enum Build {
     }
     if let otherError { throw otherError }
     warnings += possessionWarnings + contactWarnings
+    // The previous build, to compare with (not needed when nothing changed).
+    let previous = unchanged ? PreviousBuild() : try readPrevious(options)
+    warnings += previous.warnings
     for warning in warnings {
       reporter.warning(warning)
     }
@@ -197,10 +204,13 @@ public enum Build {
     data = SiteData()  // the plan holds the rows now
 
     summary.phases.append(.init("read", seconds(since: started)))
+    var snapshots: [(name: String, bytes: [UInt8]?)] = []
     do {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
-      let pages = plan.pages
+      // The first index page shows the latest changes: it is rendered with `changes.html`, once
+      // the photos (which the changes compare) are named.
+      let pages = plan.pages.filter { $0 != .index(1) }
       let photoFiles = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
@@ -212,17 +222,34 @@ public enum Build {
         },
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
-      summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
       try possessionSource?.checkSnapshot()
+
+      // The changes since the previous build, and the pages that show them.
+      let report = ChangeReport.make(
+        previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
+        date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        limit: options.historyLimit, baseURL: options.baseURL)
+      var changesContext = PageContext(
+        plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
+        generated: generated, photoFiles: photoFiles, title: options.title,
+        noindex: options.noindex, dataCopies: options.dataCopies,
+        csvByteOrderMark: options.csvByteOrderMark)
+      changesContext.changes = report
+      let changePages = try stageChangePages(
+        report, context: changesContext, renderer: renderer, writer: writer, options: options,
+        labels: labels)
+      summary.pages = pages.count + changePages.count
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
+        try writer.add(
+          "sitemap.xml",
+          bytes: plan.sitemap(baseURL: baseURL, adding: Array(changePages.dropFirst())))
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
@@ -231,6 +258,8 @@ public enum Build {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
       }
       // The rows and the plan are not needed past here.
+      snapshots = Build.snapshots(
+        options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       freeInBackground((consume plan, consume pages, consume renderer))
 
       summary.phases.append(.init("render", seconds(since: started)))
@@ -254,6 +283,7 @@ public enum Build {
       probe.aborted()
       throw error
     }
+    recordSnapshots(snapshots, in: writer)
     writer.recordInputs(
       InputsRecord(key: inputs, pages: summary.pages, photos: summary.photos).text)
     freeInBackground(consume writer)
