@@ -375,7 +375,7 @@ p, li { overflow-wrap: anywhere; }
 ## {{label}}
 
 {{#todos}}
-- {{check}} [{{title}}]({{url}}) · *{{status}}*
+- {{check}} [{{title}}]({{url}}) · *{{status}}*{{#dueDate}} · {{labels.due}} {{dueDate}}{{/dueDate}}{{#overdue}} · **{{labels.overdue}}**{{/overdue}}
 {{/todos}}
 
 {{/groups}}
@@ -504,6 +504,9 @@ p, li { overflow-wrap: anywhere; }
 
 - {{labels.priority}}: **{{todo.priority.label}}**
 - {{labels.status}}: {{todo.check}} {{todo.status}}
+{{#todo.dueDate}}
+- {{labels.due}}: {{todo.dueDate}}{{#todo.overdue}} · **{{labels.overdue}}**{{/todo.overdue}}
+{{/todo.dueDate}}
 
 {{> prevnext}}
 
