@@ -76,10 +76,13 @@ struct ChangeReport: Sendable {
     builds.removeAll { $0.build < first }
     // Links to the items that are in this build's site.
     let routes = plan.routes
-    let present: [Change.Source: Set<Int64>] = [
-      .todos: Set(plan.todos.map(\.pk)), .possessions: Set(plan.possessions.map(\.id)),
-      .contacts: Set(plan.contacts.map(\.id)),
-    ]
+    let present: [Change.Source: Set<Int64>] =
+      builds.isEmpty
+      ? [:]
+      : [
+        .todos: Set(plan.todos.map(\.pk)), .possessions: Set(plan.possessions.map(\.id)),
+        .contacts: Set(plan.contacts.map(\.id)),
+      ]
     for index in builds.indices {
       for position in builds[index].changes.indices {
         let change = builds[index].changes[position]
