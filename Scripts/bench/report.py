@@ -105,8 +105,8 @@ def main():
         out.append(f"- {key}: {meta.get(key)}")
     out.append(f"- workload: {meta.get('workload')}")
     out.append(f"- runs per scenario: {meta.get('runs')} (median, min-max); {meta.get('date')}")
-    if not samples:  # --scale-only
-        print("\n".join(out + scale_table(scale, meta)))
+    if not samples:  # --scale-only, or taskpress was not measured
+        print("\n".join(out + (scale_table(scale, meta) if scale else [])))
         return
     out.append("")
     out.append("| scenario | median s | min-max s | peak RSS MB (max) | files written |")

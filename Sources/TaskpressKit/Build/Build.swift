@@ -295,6 +295,11 @@ public enum Build {
   private static func freeInBackground<T: Sendable>(_ value: consuming T) {
     DispatchQueue.global(qos: .utility).async { [value] in
       withExtendedLifetime(value) {}
+      #if canImport(Glibc)
+        // The rows were a million small allocations: give their pages back to the system,
+        // so that what the commit allocates next does not come on top of them.
+        _ = systemMallocTrim(0)
+      #endif
     }
   }
 
@@ -320,6 +325,13 @@ public enum Build {
     return "\(year)-\(two(month))-\(two(day))"
   }
 }
+
+#if canImport(Glibc)
+  /// glibc's `malloc_trim` (in `<malloc.h>`, which the Glibc module leaves out): hands the free
+  /// pages of the heap back to the system.
+  @_silgen_name("malloc_trim")
+  private func systemMallocTrim(_ pad: Int) -> Int32
+#endif
 
 /// A build that cannot go on, with what to do about it.
 public struct BuildError: Error, Sendable, Equatable, CustomStringConvertible {
