@@ -72,7 +72,7 @@ extension Build {
       }
       let export: ByteBuffer
       switch source {
-      case .todos: export = DataExport.todosJSON(plan.todosByPK, strings: strings)
+      case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
       case .possessions:
         export = DataExport.possessionsJSON(
           plan.possessions, photoURLs: photoFiles.mapValues(\.path))

@@ -19,7 +19,9 @@ enum ChangeDiff {
     return changes.sorted(by: <)
   }
 
-  static func todos(_ old: [PreviousBuild.Todo], _ new: [Todo], labels: Labels) -> [Change] {
+  static func todos(_ old: [PreviousBuild.Todo], _ new: some Sequence<Todo>, labels: Labels)
+    -> [Change]
+  {
     var before = Dictionary(old.map { ($0.pk, $0) }, uniquingKeysWith: { first, _ in first })
     var changes: [Change] = []
     func change(_ kind: Change.Kind, _ todo: Todo, from: String? = nil, to: String? = nil) {
