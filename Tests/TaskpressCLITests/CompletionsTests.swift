@@ -74,8 +74,8 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "build",
         "--config --todos --possessions --contacts --templates --output --base-url --locale"
           + " --page-size --pretty-urls --jobs --strict --quiet --report --title --data --noindex"
-          + " --csv-bom --help",
-        "--possessions --page-size --pretty-urls",
+          + " --csv-bom --previous --date --history-limit --help",
+        "--possessions --page-size --pretty-urls --previous",
         "en ja",
         "site",
         "--help -h bash zsh fish",
