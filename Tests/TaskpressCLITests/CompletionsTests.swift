@@ -73,7 +73,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "build init render check serve completions help --help -h --version",
         "build",
         "--config --todos --possessions --contacts --templates --output --base-url --locale"
-          + " --page-size --pretty-urls --jobs --strict --quiet --report --title --data --noindex"
+          + " --page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title --data --noindex"
           + " --csv-bom --help",
         "--possessions --page-size --pretty-urls",
         "en ja",

@@ -65,7 +65,8 @@ import Testing
     #expect(runTaskpress(["build", "-o", site, "-q", "--noindex"] + arguments).status == 0)
     #expect(read(site + "/robots.txt") == "User-agent: *\nDisallow: /\n")
     let pages = tree(site).keys.filter { $0.hasSuffix(".html") }
-    #expect(pages.count == 6)
+    // index, board, 404, a to-do, and the lists: two statuses, High, Medium and Low.
+    #expect(pages.count == 11)
     for page in pages {
       #expect(
         read(site + "/" + page)?.contains("<meta name=\"robots\" content=\"noindex\">\n") == true,

@@ -193,7 +193,8 @@ public enum Build {
 
     // 2. Plan.
     let routes = Routes(prettyURLs: options.prettyURLs)
-    let plan = SitePlan(data: data, pageSize: options.pageSize, routes: routes)
+    let plan = SitePlan(
+      data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit)
     data = SiteData()  // the plan holds the rows now
 
     summary.phases.append(.init("read", seconds(since: started)))

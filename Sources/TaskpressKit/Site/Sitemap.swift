@@ -1,14 +1,16 @@
 import Mustache
 
 extension SitePlan {
-  /// `sitemap.xml`: the absolute URL of every page but the 404 page, in plan order.
+  /// `sitemap.xml`: the absolute URL of every page but the 404 page, in plan order (a front
+  /// page that repeats the possession or contact list is listed once, as that list).
   func sitemap(baseURL: String) -> [UInt8] {
     var xml = """
       <?xml version="1.0" encoding="UTF-8"?>
       <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 
       """
-    for page in pages where page != .notFound {
+    for page in pages where page != .notFound && page != .possessionsFront && page != .contactsFront
+    {
       let url = routes.absolute(name(of: page), baseURL: baseURL)
       xml += "  <url><loc>\(Escaping.html.escape(url))</loc></url>\n"
     }
