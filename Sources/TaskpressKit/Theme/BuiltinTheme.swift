@@ -212,12 +212,14 @@ p, li { overflow-wrap: anywhere; }
   box-shadow: var(--shadow);
 }
 .todos:empty { display: none; }
-.todos li { display: flex; align-items: baseline; gap: 0.4rem; padding: 0.6rem 1rem; border-top: 1px solid var(--border); min-width: 0; }
+.todos li { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.4rem; padding: 0.6rem 1rem; border-top: 1px solid var(--border); min-width: 0; }
 .todos li:first-child { border-top: 0; }
 .todos .icon { margin-right: 0; }
 .todos a { min-width: 0; }
 .todos .is-complete a { color: var(--muted); text-decoration-line: line-through; }
 .check { color: var(--muted); flex: none; }
+.due { color: var(--muted); font-size: 0.9rem; }
+.overdue { color: var(--high); font-size: 0.9rem; }
 .group h2 { display: flex; align-items: baseline; gap: 0.4rem; }
 .group h2 .icon { margin-right: 0; }
 .filters p { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.35rem 0.5rem; margin: 0.4rem 0; }
@@ -694,7 +696,7 @@ details summary { cursor: pointer; color: var(--accent); }
 
 """#,
     "todo-item.html": ##"""
-<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check" title="{{status}}"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a></li>
+<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check" title="{{status}}"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
 
 """##,
     "todo.md": #"""
@@ -703,6 +705,9 @@ details summary { cursor: pointer; color: var(--accent); }
 
 - {{labels.priority}}: **{{todo.priority.label}}**
 - {{labels.status}}: {{todo.check}} {{todo.status}}
+{{#todo.dueDate}}
+- {{labels.due}}: {{todo.dueDate}}{{#todo.overdue}} · **{{labels.overdue}}**{{/todo.overdue}}
+{{/todo.dueDate}}
 
 {{> prevnext}}
 
@@ -800,6 +805,9 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `status` | `Complete` or `In Progress` |
 | `check` | `☑` or `☐` |
 | `url` | `todos/1.html`, relative to the page |
+| `due` | the due date as stored (`2008-07-25T12:46:40Z`); only when the source maps a `due` column and the row has one |
+| `dueDate` | the due date's day in the locale's format (`2008-07-25`, `2008年7月25日`), or the text as stored when it is not a date; present with `due` |
+| `overdue` | `true` when the to-do is in progress and its day is before the build's date (`SOURCE_DATE_EPOCH`); always `false` in a build without a date |
 
 ## Per page
 
@@ -886,9 +894,10 @@ start with a letter).
 `previous`, `next`, `page`, `pages`, `of`, `task`, `photo`, `photoOf`, `noPhoto`,
 `description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
-`generated`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`, `date`,
-`progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`, `thisBuild`,
-`numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`, `buildDate`.
+`generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
+`date`, `progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`,
+`thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
+`buildDate`.
 
 Some labels carry their own word order: taskpress fills in their placeholders, in whatever order
 the text has them, and gives the result where it is used:
