@@ -246,7 +246,7 @@ import Testing
     // The index shows priority as an icon and status once, as a mark with its words hidden.
     #expect(
       index.contains(
-        "<li class=\"todo priority-high is-complete\"><span class=\"check\" title=\"Complete\"><span aria-hidden=\"true\">☑</span><span class=\"visually-hidden\">Complete</span></span> <svg class=\"icon\" role=\"img\" aria-label=\"High\"><use href=\"#icon-high\"></use></svg> <a href=\"todos/8.html\">h8</a></li>"
+        "<li class=\"todo priority-high is-complete\"><span class=\"check\"><span aria-hidden=\"true\">☑</span><span class=\"visually-hidden\">Complete</span></span> <svg class=\"icon\" role=\"img\" aria-label=\"High\"><use href=\"#icon-high\"></use></svg> <a href=\"todos/8.html\">h8</a></li>"
       ))
     #expect(!index.contains("*In Progress*") && !index.contains("<em>In Progress</em>"))
     #expect(index.contains("<symbol id=\"icon-high\""))

@@ -257,7 +257,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
     #expect(
       first.contains(
-        "<li class=\"todo priority-high is-complete\"><span class=\"check\" title=\"Complete\">"
+        "<li class=\"todo priority-high is-complete\"><span class=\"check\">"
           + "<span aria-hidden=\"true\">☑</span><span class=\"visually-hidden\">Complete</span>"
           + "</span> <svg class=\"icon\" role=\"img\" aria-label=\"High\"><use href=\"#icon-high\">"
           + "</use></svg> <a href=\"todos/3.html\">high b</a></li>"))

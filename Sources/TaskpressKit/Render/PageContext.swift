@@ -247,12 +247,17 @@ struct PageContext: Sendable {
       set.info.info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
     }
     set.todo.position = position
-    let listPage = SitePlan.Page.index(plan.indexPage(ofTodoAt: position))
-    let list: Fields = [
-      "url": .string(plan.routes.link(to: plan.name(of: listPage), fromFile: file)),
-      "title": .string(title(of: listPage)),
-    ]
-    set.values["list"] = .computed(list)
+    let listPage = plan.indexPage(ofTodoAt: position)
+    if listPage != set.listPage {
+      // Made the same way for every page; kept while the pages are of one index page.
+      let page = SitePlan.Page.index(listPage)
+      let list: Fields = [
+        "url": .string(plan.routes.link(to: plan.name(of: page), fromFile: file)),
+        "title": .string(title(of: page)),
+      ]
+      set.values["list"] = .computed(list)
+      set.listPage = listPage
+    }
     set.previous.position = position - 1
     set.next.position = position + 1
     let values = set.values

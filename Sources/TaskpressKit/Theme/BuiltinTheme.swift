@@ -696,7 +696,7 @@ details summary { cursor: pointer; color: var(--accent); }
 
 """#,
     "todo-item.html": ##"""
-<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check" title="{{status}}"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
+<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
 
 """##,
     "todo.md": #"""
