@@ -27,6 +27,9 @@ public struct BuildSummary: Sendable, Equatable {
   public var outputProblems: [OutputError] = []
   /// Renames the commit made; tests stop commits part way through.
   var commitSteps = 0
+  /// Whether the build read the databases (a rebuild with nothing changed reports the warnings
+  /// recorded by the last build that did instead).
+  var sourcesRead = false
 
   /// The end of one phase of a build.
   public struct Phase: Sendable, Equatable {
