@@ -34,14 +34,14 @@ struct SitePlan: Sendable {
     /// `in-progress`, `complete`; `high`, `medium`, `low`, `other`, `none`.
     let key: String
     /// The positions of its to-dos in index order: a range for a priority (the index is
-    /// sorted by priority), a list for a status.
+    /// sorted by priority), a list for a status (4 bytes a to-do).
     let members: Members
     /// The priority of a priority list's first to-do (for its label); nil for a status.
     let priority: Priority?
 
     enum Members: Sendable, Equatable {
       case range(Range<Int>)
-      case positions([Int])
+      case positions([Int32])
     }
 
     var count: Int {
@@ -55,7 +55,7 @@ struct SitePlan: Sendable {
     func position(_ index: Int) -> Int {
       switch members {
       case .range(let range): range.lowerBound + index
-      case .positions(let positions): positions[index]
+      case .positions(let positions): Int(positions[index])
       }
     }
 
@@ -132,13 +132,13 @@ struct SitePlan: Sendable {
 
   /// The filtered lists of `todos`, which are in index order.
   static func lists(_ todos: [Todo]) -> [TodoList] {
-    var inProgress: [Int] = []
-    var complete: [Int] = []
+    var inProgress: [Int32] = []
+    var complete: [Int32] = []
     for position in todos.indices {
       if todos[position].complete {
-        complete.append(position)
+        complete.append(Int32(truncatingIfNeeded: position))
       } else {
-        inProgress.append(position)
+        inProgress.append(Int32(truncatingIfNeeded: position))
       }
     }
     var lists = [
