@@ -76,6 +76,10 @@ enum Specs {
         name: "page-size", valueName: "<n>", help: "To-dos per index page; 0 for one page.",
         defaultText: "100"),
       OptionSpec(
+        name: "board-limit", valueName: "<n>",
+        help: "Cards a board column shows; the rest are on the status's list.",
+        defaultText: "50"),
+      OptionSpec(
         name: "pretty-urls", help: "Write todos/3/index.html and link to todos/3/."),
       OptionSpec(
         name: "jobs", short: "j", valueName: "<n>", help: "Pages rendered at once.",

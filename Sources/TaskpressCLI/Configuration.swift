@@ -167,6 +167,11 @@ enum Configuration {
         throw UsageError("\(source): invalid value '\(value)': expected a whole number, 0 or more")
       }
       options.pageSize = size
+    case "board-limit":
+      guard let limit = Int(value), limit >= 1 else {
+        throw UsageError("\(source): invalid value '\(value)': expected a whole number, 1 or more")
+      }
+      options.boardLimit = limit
     case "jobs":
       guard let jobs = Int(value), jobs >= 1, jobs <= 1024 else {
         throw UsageError(

@@ -8,7 +8,6 @@
   var input = document.createElement("input");
   input.type = "search";
   input.id = "contact-search-input";
-  input.autocomplete = "off";
   label.htmlFor = input.id;
   var status = document.createElement("p");
   status.setAttribute("role", "status");

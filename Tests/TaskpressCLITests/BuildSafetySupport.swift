@@ -99,7 +99,8 @@ struct FolderSnapshot: Equatable {
   }
 
   /// `contents` without the record of changes (`changes.html`, `data/changes.json`,
-  /// `data/history.json`, `feed.xml`, and the latest changes on `index.html`), which tell how a
+  /// `data/history.json`, `feed.xml`, and the report on `index.html`: its trend and latest
+  /// changes), which tell how a
   /// site got where it is: a site repaired after an interrupted build, compared with one built
   /// afresh, differs there by design.
   var contentsApartFromChanges: [String: Data] {
@@ -110,7 +111,7 @@ struct FolderSnapshot: Equatable {
     if let index = files["index.html"] {
       let text = String(decoding: index, as: UTF8.self)
       files["index.html"] = Data(
-        text.replacing(/<p>Latest changes: .*<\/p>\n/, with: "").utf8)
+        text.replacing(/(?s)<div class="report">.*?<\/section>\n<\/div>\n/, with: "").utf8)
     }
     return files
   }

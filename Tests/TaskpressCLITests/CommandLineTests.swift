@@ -156,6 +156,18 @@ func makeTemporaryFolder() throws -> String {
       (["--page-size=-1"], "'--page-size': invalid value '-1': expected a whole number, 0 or more"),
       (["--jobs", "0"], "'--jobs': invalid value '0': expected a whole number from 1 to 1024"),
       (
+        ["--board-limit", "0"],
+        "'--board-limit': invalid value '0': expected a whole number, 1 or more"
+      ),
+      (
+        ["--board-limit=-5"],
+        "'--board-limit': invalid value '-5': expected a whole number, 1 or more"
+      ),
+      (
+        ["--board-limit", "many"],
+        "'--board-limit': invalid value 'many': expected a whole number, 1 or more"
+      ),
+      (
         ["--locale", "fr_FR"],
         "'--locale': invalid value 'fr_FR': expected a language tag such as 'en', 'ja' or 'de'"
           + " (built in: 'en', 'ja'; others from labels.json)"
@@ -209,6 +221,21 @@ func makeTemporaryFolder() throws -> String {
     #expect(merged.pageSize == 10)
     #expect(merged.strict)
     #expect(merged.output == "elsewhere")
+  }
+
+  @Test("--board-limit is 50 unless taskpress.json or the flag says otherwise; a bad key names it")
+  func boardLimit() throws {
+    #expect(try options(config: "{}").boardLimit == 50)
+    #expect(try options(config: #"{"board-limit": 7}"#).boardLimit == 7)
+    #expect(
+      try options(config: #"{"board-limit": 7}"#, flags: ["--board-limit", "3"]).boardLimit == 3)
+    #expect(
+      throws: UsageError(
+        "taskpress.json:1:2: key 'board-limit': invalid value '0': expected a whole number, 1 or more"
+      )
+    ) {
+      try options(config: #"{"board-limit": 0}"#)
+    }
   }
 
   @Test("paths in a --config file are relative to that file")

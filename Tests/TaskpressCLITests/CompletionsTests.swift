@@ -73,8 +73,8 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "build init render check serve completions help --help -h --version",
         "build",
         "--config --todos --possessions --contacts --templates --output --base-url --locale"
-          + " --page-size --pretty-urls --jobs --strict --quiet --report --title --data --noindex"
-          + " --csv-bom --previous --date --history-limit --help",
+          + " --page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title"
+          + " --data --noindex --csv-bom --previous --date --history-limit --help",
         "--possessions --page-size --pretty-urls --previous",
         "en ja",
         "site",

@@ -152,9 +152,10 @@ import Testing
     let index = try Self.main(folder, "index.html")
     #expect(
       index.contains(
-        "Renew passport</a> · <em>In Progress</em> · Due 2008-07-25 · <strong>Overdue</strong>"))
-    #expect(index.contains("Call Caitlin</a> · <em>Complete</em> · Due 2008-07-01</li>"))
-    #expect(index.contains("File the taxes</a> · <em>In Progress</em></li>"))
+        "Renew passport</a> <span class=\"due\">Due 2008-07-25</span> <strong class=\"overdue\">Overdue</strong></li>"
+      ))
+    #expect(index.contains("Call Caitlin</a> <span class=\"due\">Due 2008-07-01</span></li>"))
+    #expect(index.contains("File the taxes</a></li>"))
     #expect(index.components(separatedBy: "Overdue").count == 3)
 
     // Without a date nothing is overdue; in Japanese the day reads as a Japanese date.

@@ -287,7 +287,15 @@ struct InitProject {
       "pagination": "Seitennavigation",
       "countsSummary": "{total} gesamt · {inProgress} in Arbeit · {complete} erledigt",
       "pageOf": "Seite {current} von {total}", "pageNumber": "Seite {n}",
-      "date": "{dd}.{mm}.{year}"
+      "date": "{dd}.{mm}.{year}", "progress": "Fortschritt",
+      "progressSummary": "{complete} von {total} erledigt ({percent} %)",
+      "byPriority": "Nach Priorität und Status",
+      "chartRow": "{priority}: {inProgress} in Arbeit, {complete} erledigt",
+      "trend": "In Arbeit und erledigt über die Builds",
+      "trendPoint": "{date}: {inProgress} in Arbeit, {complete} erledigt",
+      "thisBuild": "Dieser Build", "numbers": "Die Zahlen", "andMore": "und {count} weitere",
+      "otherPriorities": "Andere Prioritäten", "backToPossessions": "Zurück zu den Gegenständen",
+      "backToContacts": "Zurück zu den Kontakten", "buildDate": "Datum"
     }}
     """
 
@@ -300,13 +308,17 @@ struct InitProject {
     #expect(result.status == 0, "\(result.stderr)")
     let index = try project.page("index.html")
     #expect(index.contains("<html lang=\"ja\">"))
-    #expect(index.contains("<p>合計 3件・進行中 2件・完了 1件</p>"))
+    #expect(index.contains("<p class=\"counts\">合計 3件・進行中 2件・完了 1件</p>"))
+    #expect(index.contains("<p class=\"progress-summary\">3件中 1件完了（33%）</p>"))
     #expect(index.contains("1 / 2 ページ"))
     #expect(index.contains("<time datetime=\"2026-12-01\">2026年12月1日</time>"))
     #expect(try project.page("page/2.html").contains("<title>タスク · 2ページ目 · タスクレポート</title>"))
     let board = try project.page("board.html")
-    #expect(board.contains("<h2 id=\"column-in-progress\">進行中 <span class=\"count\">2</span></h2>"))
-    #expect(board.contains("<span class=\"badge\">高</span>"))
+    #expect(
+      board.contains(
+        "<h2 id=\"column-in-progress\"><a href=\"status/in-progress/index.html\">進行中</a> <span class=\"count\">2</span></h2>"
+      ))
+    #expect(board.contains("<use href=\"#icon-high\"></use></svg>高</span>"))
   }
 
   @Test("a de table in labels.json gives German pages with lang=\"de\", with no warning")
@@ -320,7 +332,7 @@ struct InitProject {
     #expect(result.stderr == "")
     let index = try project.page("index.html")
     #expect(index.contains("<html lang=\"de\">"))
-    #expect(index.contains("<p>3 gesamt · 2 in Arbeit · 1 erledigt</p>"))
+    #expect(index.contains("<p class=\"counts\">3 gesamt · 2 in Arbeit · 1 erledigt</p>"))
     #expect(index.contains("<time datetime=\"2026-12-01\">01.12.2026</time>"))
     #expect(try project.page("todos/2.html").contains("Priorität: <strong>Hoch</strong>"))
   }

@@ -150,9 +150,12 @@ import Testing
     #expect(feedLinks == ["changes.html", "changes.html#build-2"] + links)
     for link in feedLinks { #expect(readFile(site + "/" + link.prefix { $0 != "#" }) != nil) }
     // The first index page shows the latest changes.
+    let latest = Self.text(site + "/index.html")
+    #expect(latest.contains("<h2 id=\"report-changes\">Latest changes</h2>"))
     #expect(
-      Self.text(site + "/index.html").contains(
-        "Latest changes: <a href=\"changes.html\">9 changes</a> · 2026-12-01"))
+      latest.contains(
+        "<p class=\"changes-when\"><a href=\"changes.html\">9 changes</a> · <time datetime=\"2026-12-01T06:00:00Z\">2026-12-01</time></p>"
+      ))
 
     // A night with no change: nothing new, and the record's bytes as they were, whatever the
     // date.
@@ -365,7 +368,8 @@ import Testing
     options.output = folder.sub("site")
     _ = try Self.build(options)
     let pages = Tree.contents(options.output).keys.filter { $0.hasSuffix(".html") }.sorted()
-    #expect(pages.count == 11)
+    // 11 pages, and the filtered lists: two statuses and three priorities.
+    #expect(pages.count == 16)
     for page in pages {
       let root = String(repeating: "../", count: page.filter { $0 == "/" }.count)
       #expect(

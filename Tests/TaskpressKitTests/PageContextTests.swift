@@ -8,14 +8,16 @@ import Testing
   func pageKinds() {
     let pages: [SitePlan.Page] = [
       .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
-      .notFound, .changes(1),
+      .notFound, .changes(1), .list(0, 1),
     ]
     #expect(
       pages.map { PageKind($0).name }
         == [
           "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
-          "changes",
+          "changes", "list",
         ])
+    #expect(PageKind(.possessionsFront) == .possessions)
+    #expect(PageKind(.contactsFront) == .contacts)
     #expect(pages.map(PageKind.init) == PageKind.allCases)
   }
 

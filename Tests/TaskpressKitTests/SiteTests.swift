@@ -286,16 +286,23 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     options.pageSize = 4
     try site.build(options)
     let first = try site.page("index.html")
-    let order = ["high b", "high a", "medium", "low one"].map { first.range(of: $0)?.lowerBound }
+    let order = [">high b<", ">high a<", ">medium<", ">low one<"].map {
+      first.range(of: $0)?.lowerBound
+    }
     #expect(order.allSatisfy { $0 != nil })
     #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
-    #expect(first.contains("☑ <a href=\"todos/3.html\">high b</a>"))
+    #expect(
+      first.contains(
+        "<li class=\"todo priority-high is-complete\"><span class=\"check\">"
+          + "<span aria-hidden=\"true\">☑</span><span class=\"visually-hidden\">Complete</span>"
+          + "</span> <svg class=\"icon\" role=\"img\" aria-label=\"High\"><use href=\"#icon-high\">"
+          + "</use></svg> <a href=\"todos/3.html\">high b</a></li>"))
     #expect(first.contains("<a href=\"page/2.html\">"))
     let second = try site.page("page/2.html")
     #expect(second.contains("Priority 7"))
     #expect(second.contains("No priority"))
     #expect(
-      second.range(of: "other")?.lowerBound ?? second.endIndex
+      second.range(of: ">other<")?.lowerBound ?? second.endIndex
         < second.range(of: ">none<")?.lowerBound ?? second.startIndex)
     // prev/next follow the index order across pages: before 'low one' comes 'medium' (on the
     // first page), after it 'other' (on the second)

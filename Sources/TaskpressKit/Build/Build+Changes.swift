@@ -36,7 +36,9 @@ extension Build {
     options: BuildOptions, labels: Labels
   ) throws -> [SitePlan.Page] {
     let plan = context.plan
-    let pages = [SitePlan.Page.index(1)] + (1...report.pageCount).map(SitePlan.Page.changes)
+    // A site without to-dos opens on its possession or contact list, rendered with the others.
+    let front: [SitePlan.Page] = plan.frontPage == nil ? [.index(1)] : []
+    let pages = front + (1...report.pageCount).map(SitePlan.Page.changes)
     let buffers = RenderBuffers()
     let output = RenderBuffer(capacity: 64 << 10)
     var ends: [Int] = []

@@ -228,7 +228,8 @@ public enum Build {
 
     // 2. Plan.
     let routes = Routes(prettyURLs: options.prettyURLs)
-    let plan = SitePlan(data: data, pageSize: options.pageSize, routes: routes)
+    let plan = SitePlan(
+      data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit)
     data = SiteData()  // the plan holds the rows now
 
     summary.phases.append(.init("read", seconds(since: started)))
@@ -277,7 +278,7 @@ public enum Build {
       if let baseURL = options.baseURL {
         try writer.add(
           "sitemap.xml",
-          bytes: plan.sitemap(baseURL: baseURL, adding: Array(changePages.dropFirst())))
+          bytes: plan.sitemap(baseURL: baseURL, adding: changePages.filter { $0 != .index(1) }))
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))

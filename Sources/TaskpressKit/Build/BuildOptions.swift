@@ -47,6 +47,8 @@ public struct BuildOptions: Sendable, Equatable {
   public var locale: Locale = .en
   /// To-dos per index page; 0 puts them all on one page.
   public var pageSize: Int = 100
+  /// Cards each board column shows at most; the rest are on the status's list. At least 1.
+  public var boardLimit: Int = 50
   /// Writes `todos/3/index.html` instead of `todos/3.html` and links to folders.
   public var prettyURLs: Bool = false
   /// Pages rendered at once; `nil` means one per core.

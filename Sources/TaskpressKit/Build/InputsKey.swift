@@ -162,6 +162,7 @@ extension Build {
     add("base-url \(options.baseURL ?? "")")
     add("locale \(options.locale.rawValue)")
     add("page-size \(options.pageSize)")
+    add("board-limit \(options.boardLimit)")
     add("title \(options.title ?? "")")
     add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")

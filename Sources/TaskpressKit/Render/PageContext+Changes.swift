@@ -129,6 +129,7 @@ extension PageContext {
       : change.text
     let value: Fields = [
       "kind": .string(change.kind),
+      "label": .string(labels[change.labelKey]),
       "title": .string(title),
       "url": change.route.map { .string(plan.routes.link(to: $0, fromFile: file)) } ?? false,
       "from": change.from.map(MustacheValue.string) ?? false,

@@ -47,7 +47,11 @@ extension PageContext {
   /// The values of every folder a page can be in without pretty URLs, made once.
   static func makeFolders(_ context: PageContext) -> [FolderValues] {
     guard !context.plan.routes.prettyURLs else { return [] }
-    return ["", "page/", "todos/", "possessions/", "contacts/"].map { folder in
+    // The filtered lists' folders (`status/complete/`, `priority/high/page/`) too.
+    let lists = context.plan.lists.flatMap { list in
+      ["\(list.kind.rawValue)/\(list.key)/", "\(list.kind.rawValue)/\(list.key)/page/"]
+    }
+    return (["", "page/", "todos/", "possessions/", "contacts/"] + lists).map { folder in
       let file = folder + "x.html"
       var chromes: [String: Chrome] = [:]
       for section in ["index", "board", "possessions", "contacts", "", "changes"] {
@@ -142,10 +146,10 @@ extension PageContext {
   /// The navigation entry a page belongs to.
   static func section(of page: SitePlan.Page) -> String {
     switch page {
-    case .index, .todo: "index"
+    case .index, .todo, .list: "index"
     case .board: "board"
-    case .possessions, .possession: "possessions"
-    case .contacts, .contact: "contacts"
+    case .possessions, .possession, .possessionsFront: "possessions"
+    case .contacts, .contact, .contactsFront: "contacts"
     case .notFound: ""
     case .changes: "changes"
     }

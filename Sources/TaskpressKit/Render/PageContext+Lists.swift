@@ -80,21 +80,24 @@ extension PageContext {
     return numbers
   }
 
-  func pagination(_ number: Int, from file: String) -> MustacheValue {
+  /// Page `number` of `total` of a paginated list whose page `n` has the route name `name(n)`.
+  func pagination(
+    _ number: Int, total: Int, from file: String, name: (Int) -> String
+  ) -> MustacheValue {
     let routes = plan.routes
     func url(_ page: Int) -> String {
-      routes.link(to: plan.name(of: .index(page)), fromFile: file)
+      routes.link(to: name(page), fromFile: file)
     }
     // Objects of a few fields each, as `Fields`: cheaper to make than dictionaries, and an
     // index of 100,000 to-dos has 1,000 pages of them.
     var value: Fields = [
       "current": .int(Int64(number)),
-      "total": .int(Int64(plan.pageCount)),
-      "hasMultiple": .bool(plan.pageCount > 1),
+      "total": .int(Int64(total)),
+      "hasMultiple": .bool(total > 1),
       "summary": .string(
-        labels.format("pageOf", ["current": "\(number)", "total": "\(plan.pageCount)"])),
+        labels.format("pageOf", ["current": "\(number)", "total": "\(total)"])),
       "pages": .array(
-        Self.pageWindow(current: number, total: plan.pageCount).map { page in
+        Self.pageWindow(current: number, total: total).map { page in
           guard let page else { return .computed(["gap": true] as Fields) }
           let fields: Fields = [
             "number": .int(Int64(page)), "url": .string(url(page)),
@@ -104,18 +107,8 @@ extension PageContext {
         }),
     ]
     if number > 1 { value["previous"] = .string(url(number - 1)) }
-    if number < plan.pageCount { value["next"] = .string(url(number + 1)) }
+    if number < total { value["next"] = .string(url(number + 1)) }
     return .computed(value)
-  }
-
-  func column(_ key: String, _ label: String, _ positions: [Int]) -> MustacheValue {
-    let file = plan.file(of: .board)
-    let links = todoLinks(from: file, folder: folderValues(of: file))
-    let items = TodoListValues(links: links)
-    return .object([
-      "key": .string(key), "label": .string(label), "count": .int(Int64(positions.count)),
-      "todos": .list(MustacheList(count: positions.count) { items.value(at: positions[$0]) }),
-    ])
   }
 
   // MARK: - Possessions and contacts

@@ -20,6 +20,25 @@ struct PageContext: Sendable {
   /// The record of changes, for the pages that show it (`changes.html`, the first index page);
   /// those pages are rendered once it is known (see `Build.stageChangePages`).
   var changes: ChangeReport?
+  /// The trend's points when they are given (tests); nil for the recorded builds'.
+  private let givenTrend: [TrendPoint]?
+  /// This build's counts: the trend's only point before anything is recorded.
+  private let thisBuild: TrendPoint
+
+  /// The points of the trend chart, oldest first: the recorded builds' counts once the changes
+  /// are known, or this build's alone.
+  var trendPoints: [TrendPoint] {
+    if let givenTrend { return givenTrend }
+    let recorded =
+      changes?.history.compactMap { entry in
+        entry.todos.map {
+          TrendPoint(
+            date: entry.date.map { String($0.prefix(10)) }, open: $0.open, complete: $0.complete,
+            build: entry.build)
+        }
+      } ?? []
+    return recorded.isEmpty ? [thisBuild] : recorded
+  }
 
   /// An exported photo: its file in the site and its size in pixels.
   struct PhotoFile: Sendable, Equatable {
@@ -32,9 +51,12 @@ struct PageContext: Sendable {
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
     photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
     dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
-    csvByteOrderMark: Bool = false
+    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil
   ) {
     self.plan = plan
+    givenTrend = history
+    thisBuild = TrendPoint(
+      date: generated, open: plan.todos.count - plan.completeCount, complete: plan.completeCount)
     self.dataCopies = dataCopies
     self.csvByteOrderMark = csvByteOrderMark
     self.labels = labels
@@ -73,12 +95,12 @@ struct PageContext: Sendable {
     case .board: labels["board"]
     case .todo(let position):
       nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
-    case .possessions: labels["possessions"]
+    case .possessions, .possessionsFront: labels["possessions"]
     case .possession(let position):
       nonEmpty(
         plan.possessions[position].name, "\(labels["possessions"]) \(plan.possessions[position].id)"
       )
-    case .contacts: labels["contacts"]
+    case .contacts, .contactsFront: labels["contacts"]
     case .contact(let position):
       nonEmpty(plan.contacts[position].name, "\(labels["contacts"]) \(plan.contacts[position].id)")
     case .notFound: labels["notFound"]
@@ -86,6 +108,10 @@ struct PageContext: Sendable {
       number == 1
         ? labels["changes"]
         : "\(labels["changes"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
+    case .list(let list, let number):
+      number == 1
+        ? listTitle(list)
+        : "\(listTitle(list)) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     }
   }
 
@@ -116,31 +142,39 @@ struct PageContext: Sendable {
       context["todos"] = .list(
         MustacheList(count: positions.count) { items.value(at: positions.lowerBound + $0) })
       context["counts"] = counts()
-      context["pagination"] = pagination(number, from: file)
+      context["pagination"] = pagination(
+        number, total: plan.pageCount, from: file, name: { plan.name(of: .index($0)) })
+      context["lists"] = listLinks(from: file)
       if number == 1, let changes {
         context["latestChanges"] = latestChanges(changes, from: file)
         context["history"] = history(changes)
       }
-    case .board:
-      // The cards are made as the template reaches them: a board of 100,000 to-dos is never
-      // in memory as values, only as the page's bytes.
-      var inProgress: [Int] = []
-      var complete: [Int] = []
-      for position in plan.todos.indices {
-        if plan.todos[position].complete {
-          complete.append(position)
-        } else {
-          inProgress.append(position)
-        }
+      if number == 1, plan.hasTodos {
+        context["charts"] = charts(from: file)
       }
-      context["columns"] = .array([
-        column("in-progress", labels["inProgress"], inProgress),
-        column("complete", labels["complete"], complete),
-      ])
+    case .board:
+      // The cards are made as the template reaches them, at most `boardLimit` a column: the
+      // rest are on the status's list.
+      context["columns"] = .array(
+        ["in-progress", "complete"].compactMap { plan.list(.status, $0) }.map {
+          column($0, from: file)
+        })
       context["counts"] = counts()
+    case .list(let list, let number):
+      let todos = plan.lists[list]
+      let start = min((number - 1) * plan.pageSize, todos.count)
+      let end = min(start + plan.pageSize, todos.count)
+      let items = TodoListValues(links: todoLinks(from: file, folder: folder))
+      context["list"] = listValue(list, from: file)
+      context["lists"] = listLinks(from: file, current: list)
+      context["todos"] = .list(
+        MustacheList(count: end - start) { items.value(at: todos.position(start + $0)) })
+      context["pagination"] = pagination(
+        number, total: plan.pageCount(ofList: list), from: file,
+        name: { todos.name(page: $0) })
     case .todo:
       break  // see `todoValues`
-    case .possessions:
+    case .possessions, .possessionsFront:
       let links =
         folder?.possessionLinks ?? PossessionLinks(strings: strings, fromFile: file, ownID: nil)
       context["possessions"] = .list(
@@ -154,7 +188,7 @@ struct PageContext: Sendable {
       addNeighbours(position, count: plan.possessions.count, to: context) { neighbour in
         possession(at: neighbour, links)
       }
-    case .contacts:
+    case .contacts, .contactsFront:
       let links = contactLinks(from: file, ownID: nil)
       context["contacts"] = .array(plan.contacts.indices.map { contact(at: $0, links) })
       context["letters"] = letters(links)
@@ -193,9 +227,16 @@ struct PageContext: Sendable {
   func pageInfo(_ page: SitePlan.Page, file: String) -> PageInfo {
     var info = PageInfo(title: title(of: page), kind: PageKind(page).name, file: file)
     if let baseURL, page != .notFound {
-      info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
+      // A front page that repeats a list names the list as the page to index.
+      let canonical: SitePlan.Page =
+        switch page {
+        case .possessionsFront: .possessions
+        case .contactsFront: .contacts
+        default: page
+        }
+      info.canonical = plan.routes.absolute(plan.name(of: canonical), baseURL: baseURL)
     }
-    if page == .contacts {
+    if page == .contacts || page == .contactsFront {
       info.script = "search.js"
     }
     return info
@@ -221,6 +262,7 @@ struct PageContext: Sendable {
       let set = ReusedPageValues.TodoPageSet(values: values, info: info, links: links)
       values["todo"] = .computed(set.todo)
       values["hasNeighbours"] = .bool(count > 1)
+      values["boardURL"] = .string(plan.routes.link(to: "board", fromFile: file))
       return set
     }
     // Links differ from page to page only where there is no folder made up front.
@@ -231,6 +273,17 @@ struct PageContext: Sendable {
       set.info.info.canonical = plan.routes.absolute(plan.name(of: page), baseURL: baseURL)
     }
     set.todo.position = position
+    let listPage = plan.indexPage(ofTodoAt: position)
+    if listPage != set.listPage {
+      // Made the same way for every page; kept while the pages are of one index page.
+      let page = SitePlan.Page.index(listPage)
+      let list: Fields = [
+        "url": .string(plan.routes.link(to: plan.name(of: page), fromFile: file)),
+        "title": .string(title(of: page)),
+      ]
+      set.values["list"] = .computed(list)
+      set.listPage = listPage
+    }
     set.previous.position = position - 1
     set.next.position = position + 1
     let values = set.values

@@ -1,6 +1,6 @@
 /// The kinds of page a site has, each rendered from a body template of its own.
 enum PageKind: Int, CaseIterable, Sendable {
-  case index, board, todo, possessions, possession, contacts, contact, notFound, changes
+  case index, board, todo, possessions, possession, contacts, contact, notFound, changes, list
 
   init(_ page: SitePlan.Page) {
     self =
@@ -8,12 +8,13 @@ enum PageKind: Int, CaseIterable, Sendable {
       case .index: .index
       case .board: .board
       case .todo: .todo
-      case .possessions: .possessions
+      case .possessions, .possessionsFront: .possessions
       case .possession: .possession
-      case .contacts: .contacts
+      case .contacts, .contactsFront: .contacts
       case .contact: .contact
       case .notFound: .notFound
       case .changes: .changes
+      case .list: .list
       }
   }
 
@@ -30,6 +31,7 @@ enum PageKind: Int, CaseIterable, Sendable {
     case .contact: "contact"
     case .notFound: "404"
     case .changes: "changes"
+    case .list: "list"
     }
   }
 }

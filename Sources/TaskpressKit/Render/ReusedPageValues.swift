@@ -90,6 +90,9 @@ final class ReusedPageValues {
     /// Whether `values` has `previous` and `next` now.
     var hasPrevious = false
     var hasNext = false
+    /// The index page whose link `values` has as `list` now (0: none yet): the to-dos of one
+    /// index page share it.
+    var listPage = 0
 
     init(values: PageValues, info: PageInfoCursor, links: TodoLinks) {
       self.values = values

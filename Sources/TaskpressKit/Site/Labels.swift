@@ -92,6 +92,10 @@ public struct Labels: Sendable, Equatable {
     "changesCount": ["count"],
     "moreChanges": ["n"],
     "date": ["year", "month", "day", "mm", "dd"],
+    "progressSummary": ["complete", "total", "percent"],
+    "chartRow": ["priority", "inProgress", "complete"],
+    "trendPoint": ["date", "inProgress", "complete"],
+    "andMore": ["count"],
   ]
 
   static let keys = english.keys.sorted()
@@ -167,6 +171,19 @@ public struct Labels: Sendable, Equatable {
     "pageOf": "Page {current} of {total}",
     "pageNumber": "Page {n}",
     "date": "{year}-{mm}-{dd}",
+    "progress": "Progress",
+    "progressSummary": "{complete} of {total} complete ({percent}%)",
+    "byPriority": "By priority and status",
+    "chartRow": "{priority}: {inProgress} In Progress, {complete} Complete",
+    "trend": "In Progress and Complete over the builds",
+    "trendPoint": "{date}: {inProgress} In Progress, {complete} Complete",
+    "thisBuild": "This build",
+    "numbers": "The numbers",
+    "andMore": "and {count} more",
+    "otherPriorities": "Other priorities",
+    "backToPossessions": "Back to the possessions",
+    "backToContacts": "Back to the contacts",
+    "buildDate": "Date",
   ]
 
   static let japanese: [String: String] = [
@@ -240,5 +257,18 @@ public struct Labels: Sendable, Equatable {
     "pageOf": "{current} / {total} ページ",
     "pageNumber": "{n}ページ目",
     "date": "{year}年{month}月{day}日",
+    "progress": "進捗",
+    "progressSummary": "{total}件中 {complete}件完了（{percent}%）",
+    "byPriority": "優先度と状態別",
+    "chartRow": "{priority}: 進行中 {inProgress}件、完了 {complete}件",
+    "trend": "ビルドごとの進行中と完了",
+    "trendPoint": "{date}: 進行中 {inProgress}件、完了 {complete}件",
+    "thisBuild": "今回のビルド",
+    "numbers": "数値",
+    "andMore": "ほか {count}件",
+    "otherPriorities": "その他の優先度",
+    "backToPossessions": "持ち物一覧に戻る",
+    "backToContacts": "連絡先一覧に戻る",
+    "buildDate": "日付",
   ]
 }

@@ -20,6 +20,52 @@ struct SitePlan: Sendable {
     /// Page `number` of `changes.html` (1-based): the builds that changed something, newest
     /// first. Planned once the changes are known (see `ChangeReport`), not in ``pages``.
     case changes(Int)
+    /// Page `number` (1-based) of the filtered list `lists[list]` (`status/complete/`).
+    case list(Int, Int)
+    /// The front page (`index.html`) of a site without to-dos: the possession list there.
+    case possessionsFront
+    /// The front page of a site with contacts only: the contact list there.
+    case contactsFront
+  }
+
+  /// A filtered list of to-dos: those of one status, or of one priority level, in index order.
+  struct TodoList: Sendable, Equatable {
+    enum Kind: String, Sendable {
+      case status, priority
+    }
+    let kind: Kind
+    /// `in-progress`, `complete`; `high`, `medium`, `low`, `other`, `none`.
+    let key: String
+    /// The positions of its to-dos in index order: a range for a priority (the index is
+    /// sorted by priority), a list for a status (4 bytes a to-do).
+    let members: Members
+    /// The priority of a priority list's first to-do (for its label); nil for a status.
+    let priority: Priority?
+
+    enum Members: Sendable, Equatable {
+      case range(Range<Int>)
+      case positions([Int32])
+    }
+
+    var count: Int {
+      switch members {
+      case .range(let range): range.count
+      case .positions(let positions): positions.count
+      }
+    }
+
+    /// The position in index order of its `index`th to-do.
+    func position(_ index: Int) -> Int {
+      switch members {
+      case .range(let range): range.lowerBound + index
+      case .positions(let positions): Int(positions[index])
+      }
+    }
+
+    /// The route name of its page `number` (`status/complete/index`, `priority/high/page/2`).
+    func name(page number: Int) -> String {
+      number == 1 ? "\(kind.rawValue)/\(key)/index" : "\(kind.rawValue)/\(key)/page/\(number)"
+    }
   }
 
   /// To-dos in index order: High, Medium, Low, other by number, no priority; then pk.
@@ -48,13 +94,18 @@ struct SitePlan: Sendable {
   let hasDueDates: Bool
   let hasPossessions: Bool
   let hasContacts: Bool
+  /// The filtered lists: In Progress and Complete, then each priority level that has to-dos
+  /// (High, Medium and Low always).
+  let lists: [TodoList]
+  /// Cards a board column shows at most; at least 1.
+  let boardLimit: Int
   /// To-dos per index page; at least 1.
   let pageSize: Int
   /// Index pages; at least 1.
   let pageCount: Int
   let routes: Routes
 
-  init(data: SiteData, pageSize: Int, routes: Routes) {
+  init(data: SiteData, pageSize: Int, routes: Routes, boardLimit: Int = 50) {
     let isByPK = data.todos.indices.dropFirst().allSatisfy {
       data.todos[$0 - 1].pk < data.todos[$0].pk
     }
@@ -78,6 +129,57 @@ struct SitePlan: Sendable {
     self.pageSize = pageSize == 0 ? max(todos.count, 1) : pageSize
     pageCount = max(1, (todos.count + self.pageSize - 1) / self.pageSize)
     self.routes = routes
+    self.boardLimit = max(1, boardLimit)
+    lists = hasTodos ? Self.lists(todos) : []
+  }
+
+  /// The filtered lists of `todos`, which are in index order.
+  static func lists(_ todos: [Todo]) -> [TodoList] {
+    var inProgress: [Int32] = []
+    var complete: [Int32] = []
+    for position in todos.indices {
+      if todos[position].complete {
+        complete.append(Int32(truncatingIfNeeded: position))
+      } else {
+        inProgress.append(Int32(truncatingIfNeeded: position))
+      }
+    }
+    var lists = [
+      TodoList(kind: .status, key: "in-progress", members: .positions(inProgress), priority: nil),
+      TodoList(kind: .status, key: "complete", members: .positions(complete), priority: nil),
+    ]
+    // Each level is one run of the index order (other numbers are one level).
+    var start = 0
+    for (rank, key) in ["high", "medium", "low", "other", "none"].enumerated() {
+      var end = start
+      while end < todos.count, todos[end].priority.rank == rank { end += 1 }
+      let named: [Priority] = [.high, .medium, .low]
+      if end > start || rank < 3 {
+        lists.append(
+          TodoList(
+            kind: .priority, key: key, members: .range(start..<end),
+            priority: end > start ? todos[start].priority : named[rank]))
+      }
+      start = end
+    }
+    return lists
+  }
+
+  /// The index of the list of `kind` and `key` in `lists`.
+  func list(_ kind: TodoList.Kind, _ key: String) -> Int? {
+    lists.firstIndex { $0.kind == kind && $0.key == key }
+  }
+
+  /// Pages of the list at `index` in `lists`; at least 1.
+  func pageCount(ofList index: Int) -> Int {
+    max(1, (lists[index].count + pageSize - 1) / pageSize)
+  }
+
+  /// Whether the site's front page is a list of possessions or contacts: there are no to-dos.
+  var frontPage: Page? {
+    guard !hasTodos else { return nil }
+    if hasPossessions { return .possessionsFront }
+    return hasContacts ? .contactsFront : nil
   }
 
   /// Whether `lhs` comes before `rhs` in index order.
@@ -115,9 +217,16 @@ struct SitePlan: Sendable {
     pages.reserveCapacity(
       pageCount + 4 + (hasTodos ? todos.count : 0) + (hasPossessions ? possessions.count : 0)
         + (hasContacts ? contacts.count : 0))
-    pages += (1...pageCount).map(Page.index)
+    if let frontPage {
+      pages.append(frontPage)
+    } else {
+      pages += (1...pageCount).map(Page.index)
+    }
     if hasTodos {
       pages.append(.board)
+      for list in lists.indices {
+        pages += (1...pageCount(ofList: list)).map { Page.list(list, $0) }
+      }
       pages += todos.indices.map(Page.todo)
     }
     if hasPossessions {
@@ -144,6 +253,8 @@ struct SitePlan: Sendable {
     case .contact(let position): "contacts/\(contacts[position].id)"
     case .notFound: "404"
     case .changes(let number): number == 1 ? "changes" : "changes/\(number)"
+    case .list(let list, let number): lists[list].name(page: number)
+    case .possessionsFront, .contactsFront: ""
     }
   }
 

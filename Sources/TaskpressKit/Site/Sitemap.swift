@@ -2,14 +2,16 @@ import Mustache
 
 extension SitePlan {
   /// `sitemap.xml`: the absolute URL of every page but the 404 page, in plan order, then those
-  /// of `adding` (pages planned later).
+  /// of `adding` (pages planned later); a front page that repeats the possession or contact list
+  /// is listed once, as that list.
   func sitemap(baseURL: String, adding: [Page] = []) -> [UInt8] {
     var xml = """
       <?xml version="1.0" encoding="UTF-8"?>
       <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 
       """
-    for page in pages + adding where page != .notFound {
+    for page in pages + adding
+    where page != .notFound && page != .possessionsFront && page != .contactsFront {
       let url = routes.absolute(name(of: page), baseURL: baseURL)
       xml += "  <url><loc>\(Escaping.html.escape(url))</loc></url>\n"
     }

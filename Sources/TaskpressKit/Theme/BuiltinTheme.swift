@@ -9,7 +9,7 @@ enum BuiltinTheme {
 
 {{labels.notFoundText}}
 
-[{{labels.backHome}}]({{home}})
+{{#site.hasTodos}}[{{labels.backHome}}]({{home}}){{/site.hasTodos}}{{^site.hasTodos}}{{#site.hasPossessions}}[{{labels.backToPossessions}}]({{home}}){{/site.hasPossessions}}{{^site.hasPossessions}}{{#site.hasContacts}}[{{labels.backToContacts}}]({{home}}){{/site.hasContacts}}{{^site.hasContacts}}[{{labels.backHome}}]({{home}}){{/site.hasContacts}}{{/site.hasPossessions}}{{/site.hasTodos}}
 
 """#,
     "assets/icon.svg": ##"""
@@ -27,7 +27,6 @@ enum BuiltinTheme {
   var input = document.createElement("input");
   input.type = "search";
   input.id = "contact-search-input";
-  input.autocomplete = "off";
   label.htmlFor = input.id;
   var status = document.createElement("p");
   status.setAttribute("role", "status");
@@ -79,6 +78,13 @@ enum BuiltinTheme {
   --low-bg: #e3f4e8;
   --other: #4b4f9c;
   --other-bg: #e9e9fb;
+  /* The charts: a theme recolours them here (in-progress and complete, the progress bar). */
+  --chart-in-progress: #7a95c9;
+  --chart-complete: #1f5fc9;
+  --chart-track: #dfe4ee;
+  /* A board column: between the surface and the page (a plain colour, so that contrast
+     checkers read it). */
+  --column-bg: #fbfcfd;
   --radius: 10px;
   --shadow: 0 1px 2px rgb(16 24 40 / 6%), 0 1px 3px rgb(16 24 40 / 10%);
   --font: system-ui, -apple-system, "Segoe UI", Roboto, "Hiragino Sans", "Noto Sans CJK JP",
@@ -102,6 +108,10 @@ enum BuiltinTheme {
     --low-bg: #173a24;
     --other: #c5c6ff;
     --other-bg: #2b2c55;
+    --chart-in-progress: #5d6f92;
+    --chart-complete: #8ab4ff;
+    --chart-track: #313847;
+    --column-bg: #171c24;
     --shadow: none;
   }
 }
@@ -112,6 +122,7 @@ html { -webkit-text-size-adjust: 100%; }
 
 body {
   margin: 0;
+  overflow-wrap: anywhere;
   background: var(--bg);
   color: var(--text);
   font: 16px/1.6 var(--font);
@@ -168,9 +179,30 @@ h2 { font-size: 1.25rem; margin: 2rem 0 0.75rem; }
 h3 { font-size: 1rem; margin: 0; }
 p, li { overflow-wrap: anywhere; }
 
-/* The index: one list per priority. */
-.page-index main > p:first-of-type { color: var(--muted); }
-.page-index main ul {
+/* Text only screen readers read. */
+.visually-hidden {
+  position: absolute;
+  width: 1px;
+  height: 1px;
+  margin: -1px;
+  padding: 0;
+  overflow: hidden;
+  clip: rect(0 0 0 0);
+  white-space: nowrap;
+  border: 0;
+}
+
+/* Priority icons: one shape per priority (icons.html), coloured by it. */
+.icon-symbols { position: absolute; width: 0; height: 0; overflow: hidden; }
+.icon { width: 0.9em; height: 0.9em; fill: currentColor; vertical-align: -0.05em; margin-right: 0.35em; flex: none; color: var(--other); }
+.priority-high .icon { color: var(--high); }
+.priority-medium .icon { color: var(--medium); }
+.priority-low .icon { color: var(--low); }
+.priority-none .icon { color: var(--muted); }
+
+/* The index and the filtered lists: one list per priority. */
+.counts { color: var(--muted); }
+.todos {
   list-style: none;
   margin: 0;
   padding: 0;
@@ -179,20 +211,101 @@ p, li { overflow-wrap: anywhere; }
   border-radius: var(--radius);
   box-shadow: var(--shadow);
 }
-.page-index main li { padding: 0.6rem 1rem; border-top: 1px solid var(--border); }
-.page-index main li:first-child { border-top: 0; }
-.page-index main li em { color: var(--muted); font-style: normal; font-size: 0.9rem; }
+.todos:empty { display: none; }
+.todos li { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.4rem; padding: 0.6rem 1rem; border-top: 1px solid var(--border); min-width: 0; }
+.todos li:first-child { border-top: 0; }
+.todos .icon { margin-right: 0; }
+.todos a { min-width: 0; }
+.todos .is-complete a { color: var(--muted); text-decoration-line: line-through; }
+.check { color: var(--muted); flex: none; }
+.due { color: var(--muted); font-size: 0.9rem; }
+.overdue { color: var(--high); font-size: 0.9rem; }
+.group h2 { display: flex; align-items: baseline; gap: 0.4rem; }
+.group h2 .icon { margin-right: 0; }
+.filters p { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.35rem 0.5rem; margin: 0.4rem 0; }
+.filters-name { color: var(--muted); font-size: 0.9rem; min-width: 4.5rem; }
+.filters a {
+  display: inline-flex;
+  align-items: baseline;
+  gap: 0.3rem;
+  padding: 0.15rem 0.7rem;
+  border: 1px solid var(--border);
+  border-radius: 999px;
+  background: var(--surface);
+  text-decoration: none;
+}
+.filters a .icon { margin-right: 0; }
+.filters a[aria-current="page"] { border-color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
+.pagination { margin-top: 2rem; padding-top: 1rem; border-top: 1px solid var(--border); }
+.pagination p { margin: 0.3rem 0; }
+.pagination .pages a { display: inline-block; min-width: 2.25rem; padding: 0.2rem 0.5rem; text-align: center; }
+.pagination .pages a[aria-current="page"] { font-weight: 700; color: var(--text); text-decoration: none; }
 .page-index main hr { border: 0; border-top: 1px solid var(--border); margin: 2rem 0 1rem; }
+
+/* The front page's report: progress, counts by priority and status, the trend. */
+.report { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); gap: 1rem; margin-bottom: 1.5rem; }
+.report-card {
+  min-width: 0;
+  padding: 1rem 1.25rem;
+  background: var(--surface);
+  border: 1px solid var(--border);
+  border-radius: var(--radius);
+  box-shadow: var(--shadow);
+}
+.report-card h2 { margin: 0 0 0.75rem; font-size: 1.05rem; }
+.report-progress { grid-column: 1 / -1; }
+
+/* What changed: the front page's card and changes.html. */
+.changes { list-style: none; padding: 0; margin: 0.5rem 0; }
+.changes li { padding: 0.25rem 0; border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+.changes li:last-child { border-bottom: 0; }
+.changes .removed { text-decoration: line-through; }
+.change-detail { color: var(--muted); }
+.change-label { color: var(--muted); }
+.changes-kinds { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; margin: 0.25rem 0; }
+.change-kind .count, .build h3 .count { color: var(--muted); font-weight: 400; }
+.build { margin: 1.5rem 0; }
+.build h2 { font-size: 1.15rem; }
+.progress-summary { margin: 0 0 0.5rem; font-size: 1.1rem; font-weight: 600; }
+.chart { display: block; width: 100%; }
+.chart-progress { height: 1.25rem; border-radius: 999px; overflow: hidden; }
+.chart-bar { height: 1rem; border-radius: 4px; }
+.chart-trend { height: auto; }
+.chart-track { fill: var(--chart-track); fill-opacity: 1; }
+.chart-fill, .chart .chart-complete { fill: var(--chart-complete); stroke: var(--chart-complete); fill-opacity: 1; stroke-opacity: 1; }
+.chart .chart-in-progress { fill: var(--chart-in-progress); stroke: var(--chart-in-progress); fill-opacity: 1; stroke-opacity: 1; }
+.chart .chart-line { fill: none; }
+.chart-grid { stroke: var(--border); stroke-opacity: 1; }
+.chart-table, .trend-table { width: 100%; border-collapse: collapse; font-size: 0.95rem; }
+/* Table cells are as wide as their words: a word breaks only where it cannot fit. */
+.chart-table, .trend-table { overflow-wrap: break-word; }
+.chart-table th, .chart-table td, .trend-table th, .trend-table td { padding: 0.35rem 0.4rem; text-align: left; border-top: 1px solid var(--border); }
+.chart-table thead th, .trend-table thead th { border-top: 0; font-size: 0.85rem; font-weight: 600; color: var(--muted); }
+.chart-table th a { display: inline-flex; align-items: baseline; }
+.chart-table .number, .trend-table .number { width: 1%; text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+/* The bar takes the cell's width without widening the table (an SVG's own width would). */
+.chart-cell { position: relative; min-width: 3rem; }
+.chart-cell .chart { position: absolute; left: 0.4rem; top: calc(50% - 0.5rem); width: calc(100% - 0.8rem); }
+.swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 2px; margin-right: 0.3em; vertical-align: -0.05em; print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+.swatch-in-progress { background: var(--chart-in-progress); }
+.swatch-complete { background: var(--chart-complete); }
+.chart-axis { display: flex; justify-content: space-between; margin: 0.25rem 0 0; color: var(--muted); font-size: 0.85rem; }
+.chart-legend { margin: 0.25rem 0; color: var(--muted); font-size: 0.9rem; }
+.chart-legend .swatch:not(:first-child) { margin-left: 0.75rem; }
+details summary { cursor: pointer; color: var(--accent); }
 
 /* The board: two columns of cards coloured by priority. */
 .board { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1.25rem; align-items: start; }
 .column {
-  background: color-mix(in srgb, var(--surface) 60%, var(--bg));
+  background: var(--column-bg);
   border: 1px solid var(--border);
   border-radius: var(--radius);
   padding: 0.75rem;
 }
-.column h2 { margin: 0.25rem 0.25rem 0.75rem; display: flex; justify-content: space-between; }
+.column { min-width: 0; }
+.column h2 { margin: 0.25rem 0.25rem 0.75rem; display: flex; justify-content: space-between; gap: 0.5rem; }
+.column h2 a { color: var(--text); }
+.more { margin: 0.25rem; font-weight: 600; }
 .count { color: var(--muted); font-weight: 500; }
 .card {
   background: var(--surface);
@@ -282,6 +395,7 @@ p, li { overflow-wrap: anywhere; }
 .prevnext { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 1rem; margin-top: 2.5rem; }
 .prevnext a {
   flex: 1 1 14rem;
+  min-width: 0;
   padding: 0.75rem 1rem;
   background: var(--surface);
   border: 1px solid var(--border);
@@ -296,6 +410,8 @@ p, li { overflow-wrap: anywhere; }
 
 @media (max-width: 40rem) {
   body { font-size: 15px; }
+  .report-card { padding: 0.75rem; }
+  .chart-table th, .chart-table td { padding: 0.3rem 0.2rem; }
   main.wrap { padding-top: 1.25rem; }
   .prevnext .next { text-align: left; }
 }
@@ -305,7 +421,7 @@ p, li { overflow-wrap: anywhere; }
 }
 
 @media print {
-  :root { --bg: #fff; --surface: #fff; --text: #000; --muted: #333; --border: #999; --shadow: none; }
+  :root { --bg: #fff; --surface: #fff; --column-bg: #fff; --text: #000; --muted: #333; --border: #999; --shadow: none; }
   body { font-size: 11pt; }
   .site-header nav, .skip-link, .site-footer, .prevnext, #contact-search, .letters { display: none; }
   .site-header { border: 0; }
@@ -314,27 +430,60 @@ p, li { overflow-wrap: anywhere; }
   .column { break-inside: avoid-page; border: 0; padding: 0; }
   .card { break-inside: avoid; border: 1px solid #999; border-left-width: 5px; }
   .gallery { grid-template-columns: repeat(4, 1fr); }
+  :root { --chart-in-progress: #999; --chart-complete: #000; --chart-track: #ddd; }
+  .report-card { break-inside: avoid; box-shadow: none; }
+  .chart, .icon { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  .filters { display: none; }
 }
 
 """#,
-    "board.html": #"""
+    "board.html": ##"""
 <h1>{{labels.board}}</h1>
+<p class="counts">{{counts.summary}}</p>
+{{> icons}}
 <div class="board">
 {{#columns}}
 <section class="column column-{{key}}" aria-labelledby="column-{{key}}">
-<h2 id="column-{{key}}">{{label}} <span class="count">{{count}}</span></h2>
+<h2 id="column-{{key}}"><a href="{{url}}">{{label}}</a> <span class="count">{{count}}</span></h2>
 {{#todos}}
 <article class="card priority-{{priority.level}}">
 <h3><a href="{{url}}">{{title}}</a></h3>
-<p class="meta"><span class="badge">{{priority.label}}</span></p>
+<p class="meta"><span class="badge"><svg class="icon" aria-hidden="true"><use href="#icon-{{priority.level}}"></use></svg>{{priority.label}}</span></p>
 </article>
 {{/todos}}
 {{^todos}}
 <p class="empty">{{labels.empty}}</p>
 {{/todos}}
+{{#more}}
+<p class="more"><a href="{{url}}">{{label}}</a></p>
+{{/more}}
 </section>
 {{/columns}}
 </div>
+
+"""##,
+    "changes-latest.html": #"""
+{{#latestChanges}}
+<section class="report-card report-changes" aria-labelledby="report-changes">
+<h2 id="report-changes">{{labels.latestChanges}}</h2>
+{{#hasChanges}}
+<p class="changes-when"><a href="{{url}}">{{summary}}</a> · <time datetime="{{date}}">{{dateText}}</time></p>
+<p class="changes-kinds">{{#kinds}}<span class="change-kind">{{label}} <span class="count">{{count}}</span></span> {{/kinds}}</p>
+<ul class="changes">
+{{#items}}
+<li><span class="change-label">{{label}}:</span> {{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}<span class="removed">{{title}}</span>{{/url}}{{#from}} <span class="change-detail">{{from}} → {{to}}</span>{{/from}}</li>
+{{/items}}
+</ul>
+{{#more}}
+<p class="more"><a href="{{url}}">{{more}}</a></p>
+{{/more}}
+{{/hasChanges}}
+{{^hasChanges}}
+<p class="empty">{{labels.noChanges}}</p>
+<p><a href="{{url}}">{{labels.changes}}</a></p>
+{{/hasChanges}}
+</section>
+{{/latestChanges}}
 
 """#,
     "changes.html": #"""
@@ -397,31 +546,80 @@ p, li { overflow-wrap: anywhere; }
 {{/letters}}
 
 """##,
-    "index.md": #"""
-# {{labels.tasks}}
-
-{{counts.summary}}
-{{#latestChanges.hasChanges}}
-
-{{labels.latestChanges}}: [{{latestChanges.summary}}]({{latestChanges.url}}) · {{latestChanges.dateText}}
-{{/latestChanges.hasChanges}}
-
-{{#groups}}
-## {{label}}
-
-{{#todos}}
-- {{check}} [{{title}}]({{url}}) · *{{status}}*{{#dueDate}} · {{labels.due}} {{dueDate}}{{/dueDate}}{{#overdue}} · **{{labels.overdue}}**{{/overdue}}
-{{/todos}}
-
-{{/groups}}
-{{^groups}}
-{{labels.empty}}
-{{/groups}}
-{{#pagination.hasMultiple}}
-{{> pagination}}
-{{/pagination.hasMultiple}}
+    "icons.html": #"""
+<svg class="icon-symbols" aria-hidden="true" xmlns="http://www.w3.org/2000/svg">
+<symbol id="icon-high" viewBox="0 0 16 16"><path d="M8 1.5 15 14H1z"/></symbol>
+<symbol id="icon-medium" viewBox="0 0 16 16"><circle cx="8" cy="8" r="6"/></symbol>
+<symbol id="icon-low" viewBox="0 0 16 16"><path d="M1 2h14L8 14.5z"/></symbol>
+<symbol id="icon-other" viewBox="0 0 16 16"><path d="M8 1l7 7-7 7-7-7z"/></symbol>
+<symbol id="icon-none" viewBox="0 0 16 16"><circle cx="8" cy="8" r="5" fill="none" stroke="currentColor" stroke-width="2"/></symbol>
+</svg>
 
 """#,
+    "index.html": ##"""
+<h1>{{labels.tasks}}</h1>
+{{> icons}}
+{{#charts}}
+<div class="report">
+<section class="report-card report-progress" aria-labelledby="report-progress">
+<h2 id="report-progress">{{labels.progress}}</h2>
+<p class="progress-summary">{{progress.summary}}</p>
+{{{progress.svg}}}
+</section>
+<section class="report-card report-priority" aria-labelledby="report-priority">
+<h2 id="report-priority">{{labels.byPriority}}</h2>
+<table class="chart-table">
+<thead><tr><th scope="col">{{labels.priority}}</th>{{#lists.status}}<th scope="col" class="number"><a href="{{url}}"><span class="swatch swatch-{{key}}" aria-hidden="true"></span>{{label}}</a></th>{{/lists.status}}<th scope="col" class="chart-cell"><span class="visually-hidden">{{labels.byPriority}}</span></th></tr></thead>
+<tbody>
+{{#priority.rows}}
+<tr class="priority-{{level}}"><th scope="row"><a href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{level}}"></use></svg>{{label}}</a></th><td class="number">{{inProgress}}</td><td class="number">{{complete}}</td><td class="chart-cell">{{{svg}}}</td></tr>
+{{/priority.rows}}
+</tbody>
+</table>
+</section>
+<section class="report-card report-trend" aria-labelledby="report-trend">
+<h2 id="report-trend">{{labels.trend}}</h2>
+{{{trend.svg}}}
+{{#trend.hasMany}}
+<p class="chart-axis"><span>{{trend.first}}</span><span>{{trend.last}}</span></p>
+{{/trend.hasMany}}
+<p class="chart-legend"><span class="swatch swatch-in-progress" aria-hidden="true"></span>{{labels.inProgress}} <span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.complete}}</p>
+<details>
+<summary>{{labels.numbers}}</summary>
+<table class="trend-table">
+<thead><tr><th scope="col">{{labels.buildDate}}</th><th scope="col" class="number">{{labels.inProgress}}</th><th scope="col" class="number">{{labels.complete}}</th></tr></thead>
+<tbody>
+{{#trend.points}}
+<tr><th scope="row">{{#date}}<time datetime="{{date}}">{{label}}</time>{{/date}}{{^date}}{{label}}{{/date}}</th><td class="number">{{inProgress}}</td><td class="number">{{complete}}</td></tr>
+{{/trend.points}}
+</tbody>
+</table>
+</details>
+</section>
+{{> changes-latest}}
+</div>
+{{/charts}}
+<p class="counts">{{counts.summary}}</p>
+<nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}">{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+</nav>
+{{#groups}}
+<section class="group priority-{{level}}">
+<h2><svg class="icon" aria-hidden="true"><use href="#icon-{{level}}"></use></svg>{{label}} <span class="count">{{count}}</span></h2>
+<ul class="todos">
+{{#todos}}
+{{> todo-item}}
+{{/todos}}
+</ul>
+</section>
+{{/groups}}
+{{^groups}}
+<p class="empty">{{labels.empty}}</p>
+{{/groups}}
+{{> pagination}}
+
+"""##,
     "layout.html": ##"""
 <!DOCTYPE html>
 <html lang="{{site.lang}}">
@@ -462,6 +660,24 @@ p, li { overflow-wrap: anywhere; }
 </html>
 
 """##,
+    "list.html": ##"""
+<h1>{{list.title}} <span class="count">{{list.count}}</span></h1>
+{{> icons}}
+<nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"{{#current}} aria-current="page"{{/current}}><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+</nav>
+<ul class="todos">
+{{#todos}}
+{{> todo-item}}
+{{/todos}}
+</ul>
+{{^todos}}
+<p class="empty">{{labels.empty}}</p>
+{{/todos}}
+{{> pagination}}
+
+"""##,
     "nav.html": #"""
 <nav class="site-nav" aria-label="{{labels.mainNavigation}}">
 <ul>
@@ -470,6 +686,15 @@ p, li { overflow-wrap: anywhere; }
 {{/nav}}
 </ul>
 </nav>
+
+"""#,
+    "pagination.html": #"""
+{{#pagination.hasMultiple}}
+<nav class="pagination" aria-label="{{labels.pagination}}">
+<p>{{pagination.summary}}{{#pagination.previous}} · <a rel="prev" href="{{pagination.previous}}">← {{labels.previous}}</a>{{/pagination.previous}}{{#pagination.next}} · <a rel="next" href="{{pagination.next}}">{{labels.next}} →</a>{{/pagination.next}}</p>
+<p class="pages">{{#pagination.pages}}{{#gap}}<span>…</span> {{/gap}}{{^gap}}{{#current}}<a href="{{url}}" aria-current="page">{{number}}</a> {{/current}}{{^current}}<a href="{{url}}">{{number}}</a> {{/current}}{{/gap}}{{/pagination.pages}}</p>
+</nav>
+{{/pagination.hasMultiple}}
 
 """#,
     "pagination.md": #"""
@@ -534,6 +759,10 @@ p, li { overflow-wrap: anywhere; }
 {{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
 
 """#,
+    "todo-item.html": ##"""
+<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
+
+"""##,
     "todo.md": #"""
 {{todo.title}}
 ===
@@ -545,6 +774,8 @@ p, li { overflow-wrap: anywhere; }
 {{/todo.dueDate}}
 
 {{> prevnext}}
+
+[← {{list.title}}]({{list.url}}) · [{{labels.board}}]({{boardURL}})
 
 """#,
   ]
@@ -561,14 +792,18 @@ there is one and the built-in file everywhere else. (In this repository, run
 | file | what it is |
 |---|---|
 | `layout.html` | the page around every body: `<head>`, header, navigation, footer; the body goes in `{{{content}}}` |
-| `index.md` | the task list, one page per `--page-size` to-dos |
-| `board.html` | the task board |
+| `index.html` | the task list, one page per `--page-size` to-dos; the first page opens with the report (progress, counts by priority and status, the trend) |
+| `board.html` | the task board: at most `--board-limit` cards a column, then "and K more" |
+| `list.html` | a filtered list: the to-dos of one status or one priority, paginated as the index |
 | `todo.md` | one to-do |
 | `possessions.html`, `possession.html` | the gallery and one possession |
 | `contacts.html`, `contact.md` | the contact list and one contact |
 | `404.md` | the page for addresses that do not exist |
 | `changes.html` | what changed between builds, newest build first, 10 builds a page (`changes.html`, `changes/2.html`, ...) |
-| `nav.html`, `pagination.md`, `prevnext.md`, `prevnext.html` | partials |
+| `nav.html`, `pagination.md`, `pagination.html`, `prevnext.md`, `prevnext.html` | partials |
+| `todo-item.html` | partial: one to-do of a list (its status mark, its priority's icon, its link) |
+| `icons.html` | partial: the priority icons as SVG symbols (`#icon-high`, `#icon-medium`, `#icon-low`, `#icon-other`, `#icon-none`), once per page that uses them |
+| `changes-latest.html` | partial: the latest build's changes on the first page, with a link to `changes.html` |
 | `labels.json` (optional) | label overrides: `{"en": {"board": "Kanban"}, "ja": {...}}` |
 | `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` |
 
@@ -606,7 +841,7 @@ by page.
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
-| `page.kind` | `todo` | `index`, `board`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` |
+| `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
@@ -652,7 +887,12 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `pagination.current`, `pagination.total`, `pagination.hasMultiple` | page numbers |
 | `pagination.summary` | `Page 2 of 5`, `2 / 5 ページ` (the `pageOf` label) |
 | `pagination.previous`, `pagination.next` | links; absent on the first / last page |
-| `pagination.pages` | `{number, url, current}` for every page |
+| `pagination.pages` | `{number, url, current}` for the first, the last and two on each side of the current page, with `{gap}` where numbers are left out |
+| `lists.status`, `lists.priority` | every filtered list (below), for links: In Progress and Complete; High, Medium, Low, and Other priorities and No priority when some to-do has one |
+| `charts` | on the first page only (when the site has to-dos): |
+| `charts.progress` | `{percent, complete, total, summary, svg}`: `36`, `9`, `25`, `9 of 25 complete (36%)` (the `progressSummary` label), and the bar as SVG |
+| `charts.priority.rows` | one per priority list: `{label, level, url, inProgress, complete, total, description, svg}`; `description` is `High: 5 In Progress, 2 Complete` (the `chartRow` label), `svg` the row's bar, scaled to the largest row |
+| `charts.trend` | `{points, count, hasMany, first, last, svg}`: `points` oldest first, one per recorded build of `history` (this build's alone until one is recorded), each `{label, date, inProgress, complete}` (`date` is `2026-11-29`; absent for a build without a date, whose `label` is `Build 1`, or `This build` before anything is recorded); `first` and `last` are the first and last points' labels |
 | `latestChanges` | on the first page only: the last build that changed something (below) |
 | `history` | on the first page only: every recorded build, oldest first (below) |
 
@@ -675,11 +915,36 @@ so it records no date); `total`, `open`, `complete` count the to-dos (0 without 
 `byPriority` is `{level, label, open, complete}` per priority the build had, in index order
 (`{high, High, 4, 2}`). The same numbers are in `data/history.json`.
 
-**`board`**: `columns`, two of `{key, label, count, todos}` with `key` `in-progress` and
-`complete`; `counts` as on the index.
+Insert an `svg` with three braces (`{{{charts.progress.svg}}}`): taskpress writes it, from
+numbers and escaped labels only. Each is `<svg class="chart chart-…" role="img">` with a
+`<title>` and a `<desc>` saying its numbers; its shapes have the classes `chart-track`,
+`chart-fill`, `chart-in-progress`, `chart-complete`, `chart-grid`, `chart-line` and
+`chart-point`, which the stylesheet colours (`--chart-in-progress`, `--chart-complete`,
+`--chart-track`); without a stylesheet they are drawn in `currentColor`.
+
+A filtered list, wherever one appears (`list`, each of `lists.status` and `lists.priority`):
+
+| variable | example |
+|---|---|
+| `kind` | `status` or `priority` |
+| `key` | `in-progress`, `complete`; `high`, `medium`, `low`, `other`, `none` |
+| `label` | `In Progress`, `High`, `Other priorities` |
+| `title` | `Status: In Progress`, `Priority: High` |
+| `count` | `16` |
+| `url` | `status/in-progress/index.html` (`status/in-progress/` with `--pretty-urls`) |
+| `current` | true on the list's own pages |
+
+**`board`**: `columns`, two of `{key, label, count, url, todos, more}` with `key` `in-progress`
+and `complete`: `todos` are the column's first `--board-limit` to-dos in index order, `count`
+all of them, `url` the status's list; `more` is there when some are left out:
+`{count, url, label}`, `label` being `and 4 more` (the `andMore` label). `counts` as on the index.
+
+**`list`** (page `pagination.current` of a filtered list): `list` (above); `todos`, the to-dos on
+this page in index order; `pagination` as on the index, linking the list's pages; `lists`.
 
 **`todo`**: `todo`; `previous` and `next` (the neighbours in index order, absent at the ends);
-`hasNeighbours`.
+`hasNeighbours`; `list`, `{url, title}` of the index page the to-do is on (`../page/2.html`,
+`Tasks · Page 2`); `boardURL`, the board (`../board.html`).
 
 **`possessions`**: `possessions`, each:
 
@@ -705,7 +970,8 @@ start with a letter).
 
 **`contact`**: `contact`; `previous`, `next`, `hasNeighbours` (in name order).
 
-**`404`**: nothing more.
+**`404`**: nothing more. (`home` is the front page's list on a site without to-dos; the labels
+`backToPossessions` and `backToContacts` say so.)
 
 **`changes`** (page `pagination.current` of `pagination.total`):
 
@@ -731,6 +997,7 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 | variable | example |
 |---|---|
 | `kind` | `todo-priority` |
+| `label` | `Priority changed`: the label of its kind, as its group on `changes.html` says |
 | `title` | `Fix the bike`: the text or name now; a removed item's last (`Task 7` when empty) |
 | `url` | `todos/4.html`, or `false` for an item that is no longer in the site |
 | `from`, `to` | `Medium`, `Low` for a priority, the old and new text or name or description; `false` for other kinds |
@@ -744,7 +1011,9 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
 `generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
-`date`, `changes`, `latestChanges`, `feed`, `noChanges`, `buildNumber`, `changesCount`,
+`date`, `progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`,
+`thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
+`buildDate`, `changes`, `latestChanges`, `feed`, `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
 `todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,
@@ -764,6 +1033,10 @@ the text has them, and gives the result where it is used:
 | `changesCount` | `{count}` | `{count} changes` | `{count}件の変更` | `summary` (`changesCountOne`, `1 change`, for one) |
 | `moreChanges` | `{n}` | `and {n} more` | `ほか {n}件` | `more` |
 | `date` | `{year}`, `{month}`, `{day}`, `{mm}`, `{dd}` (with a leading zero) | `{year}-{mm}-{dd}` | `{year}年{month}月{day}日` | `site.generatedDate` |
+| `progressSummary` | `{complete}`, `{total}`, `{percent}` | `{complete} of {total} complete ({percent}%)` | `{total}件中 {complete}件完了（{percent}%）` | `charts.progress.summary` |
+| `chartRow` | `{priority}`, `{inProgress}`, `{complete}` | `{priority}: {inProgress} In Progress, {complete} Complete` | `{priority}: 進行中 {inProgress}件、完了 {complete}件` | a priority bar's `<desc>` |
+| `trendPoint` | `{date}`, `{inProgress}`, `{complete}` | `{date}: {inProgress} In Progress, {complete} Complete` | `{date}: 進行中 {inProgress}件、完了 {complete}件` | the trend's `<desc>` |
+| `andMore` | `{count}` | `and {count} more` | `ほか {count}件` | `columns[].more.label` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`
 beside the templates overrides any of them per locale: `{"en": {"board": "Kanban"}}`. A table

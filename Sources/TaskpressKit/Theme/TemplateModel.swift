@@ -70,7 +70,8 @@ enum TemplateModel {
 
   /// A change on `changes.html` and in `latestChanges`.
   static let change: Shape = .object([
-    Field("kind"), Field("title"), Field("url"), Field("from"), Field("to"), Field("removed"),
+    Field("kind"), Field("label"), Field("title"), Field("url"), Field("from"), Field("to"),
+    Field("removed"),
   ])
 
   /// `latestChanges` of the first index page.
@@ -90,6 +91,56 @@ enum TemplateModel {
         "byPriority",
         .list(.object([Field("level"), Field("label"), Field("open"), Field("complete")]))),
     ]))
+
+  /// A filtered list, wherever one is linked.
+  static let list: Shape = .object([
+    Field("kind"), Field("key"), Field("label"), Field("title"), Field("count"), Field("url"),
+    Field("current"),
+  ])
+
+  static let pagination: Shape = .object([
+    Field("current"), Field("total"), Field("hasMultiple"), Field("summary"),
+    Field("previous", optional: true), Field("next", optional: true),
+    Field(
+      "pages",
+      .list(
+        .object([
+          Field("number", optional: true), Field("url", optional: true),
+          Field("current", optional: true), Field("gap", optional: true),
+        ]))),
+  ])
+
+  /// The front page's charts.
+  static let charts: Shape = .object([
+    Field(
+      "progress",
+      .object([
+        Field("percent"), Field("complete"), Field("total"), Field("summary"), Field("svg"),
+      ])),
+    Field(
+      "priority",
+      .object([
+        Field(
+          "rows",
+          .list(
+            .object([
+              Field("label"), Field("level"), Field("url"), Field("inProgress"),
+              Field("complete"), Field("total"), Field("description"), Field("svg"),
+            ])))
+      ])),
+    Field(
+      "trend",
+      .object([
+        Field(
+          "points",
+          .list(
+            .object([
+              Field("label"), Field("date", optional: true), Field("inProgress"),
+              Field("complete"),
+            ]))),
+        Field("count"), Field("hasMany"), Field("first"), Field("last"), Field("svg"),
+      ])),
+  ])
 
   static let possession = row(
     PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
@@ -115,19 +166,9 @@ enum TemplateModel {
         .list(
           .object([Field("label"), Field("level"), Field("count"), Field("todos", .list(todo))]))),
       Field("counts", counts),
-      Field(
-        "pagination",
-        .object([
-          Field("current"), Field("total"), Field("hasMultiple"), Field("summary"),
-          Field("previous", optional: true), Field("next", optional: true),
-          Field(
-            "pages",
-            .list(
-              .object([
-                Field("number", optional: true), Field("url", optional: true),
-                Field("current", optional: true), Field("gap", optional: true),
-              ]))),
-        ])),
+      Field("pagination", pagination),
+      Field("lists", .object([Field("status", .list(list)), Field("priority", .list(list))])),
+      Field("charts", charts, optional: true),
       Field("latestChanges", latestChanges, optional: true),
       Field("history", history, optional: true),
     ],
@@ -145,25 +186,29 @@ enum TemplateModel {
                   Field("kind"), Field("label"), Field("count"), Field("items", .list(change)),
                 ]))),
           ]))),
-      Field(
-        "pagination",
-        .object([
-          Field("current"), Field("total"), Field("hasMultiple"), Field("summary"),
-          Field("previous"), Field("next"),
-          Field(
-            "pages",
-            .list(.object([Field("number"), Field("url"), Field("current"), Field("gap")]))),
-        ])),
+      Field("pagination", pagination),
       Field("history", history),
       Field("feed"), Field("changesData"),
     ],
     "board": [
       Field(
         "columns",
-        .list(.object([Field("key"), Field("label"), Field("count"), Field("todos", .list(todo))]))),
+        .list(
+          .object([
+            Field("key"), Field("label"), Field("count"), Field("url"), Field("todos", .list(todo)),
+            Field(
+              "more", .object([Field("count"), Field("url"), Field("label")]), optional: true),
+          ]))),
       Field("counts", counts),
     ],
-    "todo": [Field("todo", todo)] + neighbours(todo),
+    "list": [
+      Field("list", list), Field("todos", .list(todo)), Field("pagination", pagination),
+      Field("lists", .object([Field("status", .list(list)), Field("priority", .list(list))])),
+    ],
+    "todo": [
+      Field("todo", todo), Field("list", .object([Field("url"), Field("title")])),
+      Field("boardURL"),
+    ] + neighbours(todo),
     "possessions": [Field("possessions", .list(possession))],
     "possession": [Field("possession", possession)] + neighbours(possession),
     "contacts": [

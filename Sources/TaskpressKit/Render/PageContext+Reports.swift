@@ -1,0 +1,171 @@
+import Mustache
+
+extension PageContext {
+  // MARK: - Filtered lists
+
+  /// The label of the list at `index` of `plan.lists`: `In Progress`, `High`, `Other
+  /// priorities`.
+  func listLabel(_ index: Int) -> String {
+    let list = plan.lists[index]
+    switch (list.kind, list.key) {
+    case (.status, "complete"): return labels["complete"]
+    case (.status, _): return labels["inProgress"]
+    case (.priority, "other"): return labels["otherPriorities"]
+    case (.priority, _): return labels.priority(list.priority ?? .none)
+    }
+  }
+
+  /// The title of a list's pages: `Status: Complete`, `Priority: High`.
+  func listTitle(_ index: Int) -> String {
+    let kind = plan.lists[index].kind == .status ? labels["status"] : labels["priority"]
+    return "\(kind): \(listLabel(index))"
+  }
+
+  /// A list as templates see it, linked from `file`.
+  func listValue(_ index: Int, from file: String, current: Int? = nil) -> MustacheValue {
+    let list = plan.lists[index]
+    let fields: Fields = [
+      "kind": .string(list.kind.rawValue),
+      "key": .string(list.key),
+      "label": .string(listLabel(index)),
+      "title": .string(listTitle(index)),
+      "count": .int(Int64(list.count)),
+      "url": .string(plan.routes.link(to: list.name(page: 1), fromFile: file)),
+      "current": .bool(index == current),
+    ]
+    return .computed(fields)
+  }
+
+  /// `lists.status` and `lists.priority`: every filtered list, linked from `file`.
+  func listLinks(from file: String, current: Int? = nil) -> MustacheValue {
+    func of(_ kind: SitePlan.TodoList.Kind) -> MustacheValue {
+      .array(
+        plan.lists.indices.filter { plan.lists[$0].kind == kind }.map {
+          listValue($0, from: file, current: current)
+        })
+    }
+    return .object(["status": of(.status), "priority": of(.priority)])
+  }
+
+  // MARK: - The board
+
+  /// A board column: the first `boardLimit` to-dos of a status's list, then how many more
+  /// there are and the link to the whole list.
+  func column(_ index: Int, from file: String) -> MustacheValue {
+    let list = plan.lists[index]
+    let links = todoLinks(from: file, folder: folderValues(of: file))
+    let items = TodoListValues(links: links)
+    let shown = min(list.count, plan.boardLimit)
+    let url = plan.routes.link(to: list.name(page: 1), fromFile: file)
+    var column: [String: MustacheValue] = [
+      "key": .string(list.key), "label": .string(listLabel(index)),
+      "count": .int(Int64(list.count)), "url": .string(url),
+      "todos": .list(MustacheList(count: shown) { items.value(at: list.position($0)) }),
+    ]
+    if list.count > shown {
+      let more = list.count - shown
+      column["more"] = .object([
+        "count": .int(Int64(more)), "url": .string(url),
+        "label": .string(labels.format("andMore", ["count": "\(more)"])),
+      ])
+    }
+    return .object(column)
+  }
+
+  // MARK: - Charts
+
+  /// The front page's charts: progress, counts by priority and status, the trend.
+  func charts(from file: String) -> MustacheValue {
+    let total = plan.todos.count
+    let complete = plan.completeCount
+    let percent = Chart.percent(complete, of: total)
+    let summary = labels.format(
+      "progressSummary", ["complete": "\(complete)", "total": "\(total)", "percent": "\(percent)"])
+    let progress: [String: MustacheValue] = [
+      "percent": .int(Int64(percent)), "complete": .int(Int64(complete)),
+      "total": .int(Int64(total)), "summary": .string(summary),
+      "svg": .string(
+        Chart.progress(
+          complete: complete, total: total, title: labels["progress"], description: summary)),
+    ]
+    return .object([
+      "progress": .object(progress),
+      "priority": priorityChart(from: file),
+      "trend": trendChart(),
+    ])
+  }
+
+  /// One row per priority list: its counts in progress and complete, as a bar scaled to the
+  /// largest row, and the links to its list and the status lists.
+  func priorityChart(from file: String) -> MustacheValue {
+    let priorities = plan.lists.indices.filter { plan.lists[$0].kind == .priority }
+    let counts = priorities.map { index in
+      let list = plan.lists[index]
+      var complete = 0
+      for member in 0..<list.count where plan.todos[list.position(member)].complete {
+        complete += 1
+      }
+      return (inProgress: list.count - complete, complete: complete)
+    }
+    let scale = counts.map { $0.inProgress + $0.complete }.max() ?? 0
+    let rows: [MustacheValue] = zip(priorities, counts).map { index, count in
+      let label = listLabel(index)
+      let description = labels.format(
+        "chartRow",
+        [
+          "priority": label, "inProgress": "\(count.inProgress)", "complete": "\(count.complete)",
+        ])
+      let row: Fields = [
+        "label": .string(label),
+        "level": .string(plan.lists[index].key),
+        "url": .string(plan.routes.link(to: plan.lists[index].name(page: 1), fromFile: file)),
+        "inProgress": .int(Int64(count.inProgress)),
+        "complete": .int(Int64(count.complete)),
+        "total": .int(Int64(count.inProgress + count.complete)),
+        "description": .string(description),
+        "svg": .string(
+          Chart.bar(
+            [("in-progress", count.inProgress), ("complete", count.complete)], scale: scale,
+            title: label, description: description)),
+      ]
+      return .computed(row)
+    }
+    return .object(["rows": .array(rows)])
+  }
+
+  /// A trend point's label: its date, else its build's number, else "This build".
+  func trendLabel(_ point: TrendPoint) -> String {
+    if let date = point.date { return labels.date(iso: date) }
+    if let build = point.build { return labels.format("buildNumber", ["n": "\(build)"]) }
+    return labels["thisBuild"]
+  }
+
+  /// The trend of the recorded builds (`history`), oldest first.
+  func trendChart() -> MustacheValue {
+    var descriptions: [String] = []
+    let history = trendPoints
+    let points: [MustacheValue] = history.map { point in
+      let date = trendLabel(point)
+      let description = labels.format(
+        "trendPoint",
+        ["date": date, "inProgress": "\(point.open)", "complete": "\(point.complete)"])
+      descriptions.append(description)
+      var fields: Fields = [
+        "label": .string(date), "inProgress": .int(Int64(point.open)),
+        "complete": .int(Int64(point.complete)),
+      ]
+      if let iso = point.date { fields["date"] = .string(iso) }
+      return .computed(fields)
+    }
+    return .object([
+      "points": .array(points),
+      "count": .int(Int64(points.count)),
+      "hasMany": .bool(points.count > 1),
+      "first": .string(history.first.map(trendLabel) ?? labels["thisBuild"]),
+      "last": .string(history.last.map(trendLabel) ?? labels["thisBuild"]),
+      "svg": .string(
+        Chart.trend(
+          history, title: labels["trend"], description: descriptions.joined(separator: "; "))),
+    ])
+  }
+}
