@@ -93,6 +93,12 @@ enum Specs {
         defaultText: "todos,possessions"),
       OptionSpec(name: "noindex", help: "Ask search engines not to index the site."),
       OptionSpec(name: "csv-bom", help: "Start CSV copies with a UTF-8 byte order mark (Excel)."),
+      OptionSpec(
+        name: "max-photo-pixels", valueName: "<n>",
+        help: "Photos with more pixels are not decoded (a warning).", defaultText: "200000000"),
+      OptionSpec(
+        name: "keep-photo-metadata",
+        help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
       help,
     ])
 

@@ -74,7 +74,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "build",
         "--config --todos --possessions --contacts --templates --output --base-url --locale"
           + " --page-size --pretty-urls --jobs --strict --quiet --report --title --data --noindex"
-          + " --csv-bom --help",
+          + " --csv-bom --max-photo-pixels --keep-photo-metadata --help",
         "--possessions --page-size --pretty-urls",
         "en ja",
         "site",

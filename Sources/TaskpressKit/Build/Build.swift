@@ -70,6 +70,7 @@ public enum Build {
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
+    let photoSettings = try PhotoSettings(theme: theme, options: options)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
     writer.commitStepLimit = commitStepLimit
@@ -97,6 +98,7 @@ public enum Build {
       }
     }
     let staging = StagingState()
+    let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -129,12 +131,13 @@ public enum Build {
         nonisolated(unsafe) let source = source
         let stagePhotos: @Sendable () -> Void = {
           do {
-            let files = try exportPhotos(
-              possessions, from: source, to: writer,
+            let (files, warnings, decoded) = try exportPhotos(
+              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping
               })
+            photoWarnings.withLock { $0 = (warnings, decoded) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -216,6 +219,17 @@ public enum Build {
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
       try possessionSource?.checkSnapshot()
+      // The photos' warnings come once they are published (they need decoding).
+      let (photoProblems, decoded) = photoWarnings.withLock { $0 }
+      summary.photosDecoded = decoded
+      for warning in photoProblems {
+        reporter.warning(warning)
+      }
+      summary.warnings += photoProblems.count
+      if options.strict, !photoProblems.isEmpty {
+        let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
+        throw BuildError("\(count) and --strict is set; the site was not changed")
+      }
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {

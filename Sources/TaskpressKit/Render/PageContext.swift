@@ -18,11 +18,13 @@ struct PageContext: Sendable {
   /// What depends only on a page's folder, made once per folder (without pretty URLs).
   var folders: [FolderValues] = []
 
-  /// An exported photo: its file in the site and its size in pixels.
+  /// An exported photo: its largest file in the site and its size in pixels, and all its
+  /// files (renditions), narrowest first.
   struct PhotoFile: Sendable, Equatable {
     var path: String
     var width: Int?
     var height: Int?
+    var renditions: [PublishedPhoto.Rendition] = []
   }
 
   init(
