@@ -116,6 +116,9 @@ enum BuildCommand {
       }
       report.status = .failed
       io.err("error: \(error)\n")
+      if let error = error as? ThemeError, error.isUnknownLocale {
+        return TaskpressCLI.ExitStatus.usage
+      }
       if !(error is BuildError && options.strict) {
         io.err("the site in '\(options.output)' was not changed\n")
       }

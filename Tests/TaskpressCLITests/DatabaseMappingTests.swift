@@ -25,7 +25,9 @@ import Testing
     }
 
     /// `taskpress ARGUMENTS` run in this folder, as a user would; exit status and stderr.
-    func taskpress(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    func taskpress(_ arguments: [String], sourceDateEpoch: String? = nil) throws -> (
+      status: Int32, stderr: String
+    ) {
       let process = Process()
       process.executableURL = URL(filePath: try TaskpressBinary.require())
       process.arguments = arguments
@@ -33,6 +35,7 @@ import Testing
       var environment = ProcessInfo.processInfo.environment
       environment["NO_COLOR"] = "1"
       environment["CI"] = "true"
+      environment["SOURCE_DATE_EPOCH"] = sourceDateEpoch
       process.environment = environment
       let errors = Pipe()
       process.standardError = errors
@@ -97,6 +100,68 @@ import Testing
     for (name, bytes) in expected {
       #expect(got[name] == bytes, "\(name) differs")
     }
+  }
+
+  /// The `<main>` of a page of `folder`'s site.
+  static func main(_ folder: Folder, _ page: String) throws -> Substring {
+    let html = try String(contentsOfFile: "\(folder.path)/site/\(page)", encoding: .utf8)
+    let start = try #require(html.range(of: "<main"))
+    let end = try #require(html.range(of: "</main>"))
+    return html[start.lowerBound..<end.upperBound]
+  }
+
+  @Test("due dates on the index and the to-do pages; overdue marked only when the build has a date")
+  func dueOnPages() throws {
+    let folder = try Folder()
+    try Database.createForTesting(
+      at: "\(folder.path)/app.db",
+      sql: """
+        CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, prio INTEGER, done TEXT, due);
+        INSERT INTO tasks VALUES (1, 'Renew passport', 1, 'no', 1216990000);
+        INSERT INTO tasks VALUES (2, 'Call Caitlin', 2, 'yes', '2008-07-01');
+        INSERT INTO tasks VALUES (3, 'Water the plants', 3, 'no', '2008-07-25');
+        INSERT INTO tasks VALUES (4, 'Fix the bicycle', 3, 'no', 'after the rain');
+        INSERT INTO tasks VALUES (5, 'File the taxes', 2, 'no', NULL);
+        """)
+    try folder.write(
+      "taskpress.json",
+      """
+      {"todos": {"file": "app.db", "table": "tasks",
+                 "columns": {"pk": "id", "text": "title", "priority": "prio", "complete": "done",
+                             "due": "due"}}}
+      """)
+    // 2008-07-25T12:00:00Z: to-do 1 and 3 are due that day, 2 was due before but is complete.
+    let dated = try folder.taskpress(["build"], sourceDateEpoch: "1216987200")
+    #expect(dated.status == 0, "\(dated.stderr)")
+    #expect(try Self.main(folder, "todos/1.html").contains("<li>Due: 2008-07-25</li>"))
+    #expect(try Self.main(folder, "todos/2.html").contains("<li>Due: 2008-07-01</li>"))
+    #expect(try Self.main(folder, "todos/4.html").contains("<li>Due: after the rain</li>"))
+    #expect(!(try Self.main(folder, "todos/5.html").contains("Due")))
+    for page in ["index.html", "todos/1.html", "todos/2.html", "todos/3.html"] {
+      #expect(!(try Self.main(folder, page).contains("Overdue")), "\(page)")
+    }
+
+    // A day later, the open to-dos due on the 25th are overdue; the complete one is not.
+    let later = try folder.taskpress(["build"], sourceDateEpoch: "1217073600")
+    #expect(later.status == 0, "\(later.stderr)")
+    #expect(
+      try Self.main(folder, "todos/1.html").contains(
+        "<li>Due: 2008-07-25 · <strong>Overdue</strong></li>"))
+    #expect(try Self.main(folder, "todos/2.html").contains("<li>Due: 2008-07-01</li>"))
+    #expect(!(try Self.main(folder, "todos/4.html").contains("Overdue")))
+    let index = try Self.main(folder, "index.html")
+    #expect(
+      index.contains(
+        "Renew passport</a> · <em>In Progress</em> · Due 2008-07-25 · <strong>Overdue</strong>"))
+    #expect(index.contains("Call Caitlin</a> · <em>Complete</em> · Due 2008-07-01</li>"))
+    #expect(index.contains("File the taxes</a> · <em>In Progress</em></li>"))
+    #expect(index.components(separatedBy: "Overdue").count == 3)
+
+    // Without a date nothing is overdue; in Japanese the day reads as a Japanese date.
+    let undated = try folder.taskpress(["build", "--locale", "ja"])
+    #expect(undated.status == 0, "\(undated.stderr)")
+    #expect(try Self.main(folder, "todos/1.html").contains("<li>期限: 2008年7月25日</li>"))
+    #expect(!(try Self.main(folder, "index.html").contains("期限切れ")))
   }
 
   @Test("a filter and a due date: only the open to-dos, each data copy with its due date")

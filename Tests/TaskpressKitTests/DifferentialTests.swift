@@ -30,7 +30,7 @@ import Testing
   @discardableResult
   static func expectSameSites(
     _ options: BuildOptions, in folder: TemporaryFolder, name: String,
-    configurations: [Configuration] = every
+    configurations: [Configuration] = every, sourceDateEpoch: String? = nil
   ) throws -> [String: [UInt8]] {
     var first: [String: [UInt8]]?
     for (index, configuration) in configurations.enumerated() {
@@ -38,7 +38,9 @@ import Testing
       options.renderPaths = configuration.paths
       options.jobs = configuration.jobs
       options.output = folder.sub("\(name)-site-\(index)")
-      _ = try Build.run(options, interrupt: InterruptFlag(), reporter: Build.Reporter { _ in })
+      _ = try Build.run(
+        options, sourceDateEpoch: sourceDateEpoch, interrupt: InterruptFlag(),
+        reporter: Build.Reporter { _ in })
       let files = Tree.contents(options.output)
       guard let reference = first else {
         first = files
@@ -213,6 +215,33 @@ import Testing
     let options = try Self.options(Self.hostile, in: folder, name: "hostile")
     let site = try Self.expectSameSites(options, in: folder, name: "hostile")
     #expect(site.count > 3 * Self.hostile.count)
+  }
+
+  @Test("due dates of hostile text, dates and numbers, some overdue: every path agrees")
+  func dueDates() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let dues = Self.hostile.map(SiteSafetyTests.literal)
+    let values = dues + ["'2008-07-24'", "'2008-07-25T23:59:59Z'", "1216990000", "NULL"]
+    var sql =
+      "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete, due);\n"
+    for (row, due) in values.enumerated() {
+      sql +=
+        "INSERT INTO todo VALUES (\(row + 1), 'Buy milk \(row)', \(row % 3 + 1), \(row % 2), \(due));\n"
+    }
+    try Database.createForTesting(at: folder.sub("due.sqlite"), sql: sql)
+    var options = BuildOptions()
+    options.todos = folder.sub("due.sqlite")
+    options.mapping.todos.columns["due"] = "due"
+    let site = try Self.expectSameSites(
+      options, in: folder, name: "due", sourceDateEpoch: "1217073600")
+    let overdue = site.filter { $0.key.hasPrefix("todos/") }.values.filter {
+      String(decoding: $0, as: UTF8.self).contains("Overdue")
+    }
+    // The three dated rows are all before 2008-07-26; the open ones (even rows) are overdue.
+    let dated = (dues.count..<dues.count + 3).filter { $0 % 2 == 0 }
+    #expect(overdue.count == dated.count)
+    #expect(!overdue.isEmpty)
   }
 
   @Test("custom templates for every page kind, Markdown and HTML, with partials and a parent")

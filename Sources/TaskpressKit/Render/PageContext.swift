@@ -39,7 +39,7 @@ struct PageContext: Sendable {
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
-    strings = RowStrings(routes: plan.routes, labels: labels)
+    strings = RowStrings(routes: plan.routes, labels: labels, today: generated)
     var labelObject: [String: MustacheValue] = [:]
     for (key, text) in labels.texts {
       labelObject[key] = .string(text)

@@ -12,14 +12,17 @@ final class RowStrings: Sendable {
   let photoOf: String
   let complete: String
   let inProgress: String
+  /// The build's date (`YYYY-MM-DD`) when it has one: to-dos due before it are overdue.
+  let today: String?
   /// The labels of High, Medium, Low and no priority, made once.
   private let fixedLabels: [String]
   /// The `priority` object of High, Medium, Low and no priority, made once.
   private let fixedPriorities: [MustacheValue]
 
-  init(routes: Routes, labels: Labels) {
+  init(routes: Routes, labels: Labels, today: String? = nil) {
     self.routes = routes
     self.labels = labels
+    self.today = today
     task = labels["task"]
     possessions = labels["possessions"]
     contacts = labels["contacts"]
@@ -30,6 +33,18 @@ final class RowStrings: Sendable {
     let fixed = [Priority.high, .medium, .low, .none]
     fixedLabels = fixed.map { labels.priority($0) }
     fixedPriorities = fixed.map { Self.makePriority($0, labels: labels) }
+  }
+
+  /// A due date as pages show it: its day in the locale's format (`2008-07-25`, `2008年7月25日`),
+  /// or the text as stored when it is not a date.
+  func dueDate(_ todo: Todo) -> String? {
+    guard let due = todo.due else { return nil }
+    return todo.dueDay.map { labels.date(iso: String($0)) } ?? due
+  }
+
+  /// Whether `todo` is overdue on the build's date; never when the build has no date.
+  func isOverdue(_ todo: Todo) -> Bool {
+    today.map { todo.isOverdue(today: $0) } ?? false
   }
 
   /// A priority's label: "High", "Priority 9", "No priority".

@@ -13,8 +13,16 @@ struct TodoValue: TemplateRow {
   let position: Int
 
   enum Field: String, TemplateField {
-    case pk, text, title, priority, complete, status, check, url
+    case pk, text, title, priority, complete, status, check, url, due, dueDate, overdue
     static let table = FieldTable(Self.self)
+  }
+
+  /// `due` and `dueDate` only when the to-do has a due date.
+  func has(_ field: Field) -> Bool {
+    switch field {
+    case .due, .dueDate: links.todos[position].due != nil
+    default: true
+    }
   }
 
   func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
@@ -44,6 +52,12 @@ struct TodoValue: TemplateRow {
       return sink.value { strings.priority(todos[position].priority) }
     case .complete:
       return sink.value { .bool(todos[position].complete) }
+    case .due:
+      return todos[position].due.map { sink.text($0, body) } ?? sink.missing
+    case .dueDate:
+      return strings.dueDate(todos[position]).map { sink.text($0, body) } ?? sink.missing
+    case .overdue:
+      return sink.value { .bool(strings.isOverdue(todos[position])) }
     }
   }
 }

@@ -17,3 +17,25 @@ public struct Todo: Sendable, Equatable {
     self.due = due
   }
 }
+
+extension Todo {
+  /// The day of the due date (`2008-07-25` of `2008-07-25T12:46:40Z`) when it starts with
+  /// one; nil when there is no due date or it is text that is not a date.
+  public var dueDay: Substring? {
+    guard let due else { return nil }
+    let day = due.utf8.prefix(10)
+    guard day.count == 10 else { return nil }
+    for (offset, byte) in day.enumerated() {
+      let isDash = offset == 4 || offset == 7
+      guard isDash ? byte == UInt8(ascii: "-") : (0x30...0x39).contains(byte) else { return nil }
+    }
+    return Substring(day)
+  }
+
+  /// Whether the to-do is in progress and was due before `today` (`YYYY-MM-DD`, the build's
+  /// date); one due on `today` is not overdue yet.
+  public func isOverdue(today: String) -> Bool {
+    guard !complete, let day = dueDay else { return false }
+    return day < today
+  }
+}

@@ -375,7 +375,7 @@ p, li { overflow-wrap: anywhere; }
 ## {{label}}
 
 {{#todos}}
-- {{check}} [{{title}}]({{url}}) · *{{status}}*
+- {{check}} [{{title}}]({{url}}) · *{{status}}*{{#dueDate}} · {{labels.due}} {{dueDate}}{{/dueDate}}{{#overdue}} · **{{labels.overdue}}**{{/overdue}}
 {{/todos}}
 
 {{/groups}}
@@ -508,6 +508,9 @@ p, li { overflow-wrap: anywhere; }
 
 - {{labels.priority}}: **{{todo.priority.label}}**
 - {{labels.status}}: {{todo.check}} {{todo.status}}
+{{#todo.dueDate}}
+- {{labels.due}}: {{todo.dueDate}}{{#todo.overdue}} · **{{labels.overdue}}**{{/todo.overdue}}
+{{/todo.dueDate}}
 
 {{> prevnext}}
 
@@ -599,6 +602,9 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `status` | `Complete` or `In Progress` |
 | `check` | `☑` or `☐` |
 | `url` | `todos/1.html`, relative to the page |
+| `due` | the due date as stored (`2008-07-25T12:46:40Z`); only when the source maps a `due` column and the row has one |
+| `dueDate` | the due date's day in the locale's format (`2008-07-25`, `2008年7月25日`), or the text as stored when it is not a date; present with `due` |
+| `overdue` | `true` when the to-do is in progress and its day is before the build's date (`SOURCE_DATE_EPOCH`); always `false` in a build without a date |
 
 ## Per page
 
@@ -668,7 +674,7 @@ start with a letter).
 `previous`, `next`, `page`, `pages`, `of`, `task`, `photo`, `photoOf`, `noPhoto`,
 `description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
-`generated`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`, `date`.
+`generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`, `date`.
 
 Some labels carry their own word order: taskpress fills in their placeholders, in whatever order
 the text has them, and gives the result where it is used:

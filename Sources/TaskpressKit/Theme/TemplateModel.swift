@@ -62,7 +62,7 @@ enum TemplateModel {
     TodoValue.Field.self,
     shapes: [
       "priority": .object([Field("label"), Field("level"), Field("number", optional: true)])
-    ])
+    ], optional: ["due", "dueDate"])
 
   static let counts: Shape = .object([
     Field("total"), Field("complete"), Field("inProgress"), Field("summary"),

@@ -130,7 +130,9 @@ struct Theme: Sendable {
         message += " and " + added.map { "'\($0)'" }.joined(separator: ", ") + " (labels.json)"
       }
       message += "; add a \"\(tag)\" table of labels to labels.json in the templates folder"
-      throw ThemeError(message)
+      var error = ThemeError(message)
+      error.isUnknownLocale = true
+      throw error
     }
     var labels = Labels(texts: builtIn ?? Labels.english)
     for (key, text) in own ?? [:] {
@@ -270,6 +272,10 @@ public struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
 
   /// The first problem.
   public var message: String { problems.first ?? "" }
+
+  /// Whether the problem is the `--locale` asked for, which has no labels: a usage error (the
+  /// value of an option), not a broken theme.
+  public var isUnknownLocale = false
 
   init(_ message: String) {
     problems = [message]
