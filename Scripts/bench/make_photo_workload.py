@@ -60,7 +60,7 @@ hugo = folder / "hugo"
     '[imaging]\nquality = 80\nresampleFilter = "Lanczos"\n')
 (hugo / "layouts" / "_default" / "single.html").write_text(
     '<h1>{{ .Title }}</h1>{{ with .Resources.GetMatch "photo.*" }}{{ $img := . }}'
-    '{{ range slice 320 640 1024 1600 }}{{ if lt . $img.Width }}'
+    '{{ range slice 240 640 1024 1600 }}{{ if lt . $img.Width }}'
     '{{ $r := $img.Resize (printf "%dx webp q80" .) }}<img src="{{ $r.RelPermalink }}" '
     'width="{{ $r.Width }}" height="{{ $r.Height }}">{{ end }}{{ end }}{{ end }}\n')
 (hugo / "layouts" / "_default" / "list.html").write_text(
