@@ -18,7 +18,10 @@ made cheaply: a few hundred base pictures are rendered once per process, and eve
 its own random noise patch and a bar code of its id into a copy of one of them, so every blob
 is different while encoding stays the only real cost. Work is spread over all cores.
 
-Usage: make_workload.py OUTDIR [--todos N] [--possessions M] [--seed S]
+Usage: make_workload.py OUTDIR [--todos N] [--possessions M] [--seed S] [--no-possessions]
+
+--no-possessions writes todos.sqlite only (the scale workloads of Scripts/benchmark reuse the
+reference workload's possessions.sqlite, which the same seed and M would make again).
 """
 
 import argparse
@@ -292,6 +295,7 @@ def main():
     parser.add_argument("--possessions", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--no-possessions", action="store_true")
     args = parser.parse_args()
 
     os.makedirs(args.outdir, exist_ok=True)
@@ -306,6 +310,10 @@ def main():
     start = time.monotonic()
     write_todos(todos_tmp, args.todos, args.seed)
     t_todos = time.monotonic() - start
+    if args.no_possessions:
+        os.replace(todos_tmp, os.path.join(args.outdir, "todos.sqlite"))
+        print(f"workload: {args.todos} to-dos in {t_todos:.1f} s (no possessions)")
+        return
     stats = write_possessions(poss_tmp, args.possessions, args.seed, args.jobs)
     t_total = time.monotonic() - start
     os.replace(todos_tmp, os.path.join(args.outdir, "todos.sqlite"))

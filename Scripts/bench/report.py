@@ -3,7 +3,7 @@
 
   report.py RUN_DIR
 
-Reads RUN_DIR/times.tsv (scenario, run, seconds, peak RSS KiB, files), RUN_DIR/meta.txt
+Reads RUN_DIR/times.tsv (scenario, run, seconds, peak RSS KiB, files[, CPU seconds]), RUN_DIR/meta.txt
 (key=value lines) and RUN_DIR/changed-one-*.txt, and prints Markdown on stdout.
 """
 
@@ -30,9 +30,15 @@ FILES_MEANING = {
 
 def load(run):
     samples = {}
+    scale = {}
     with open(os.path.join(run, "times.tsv"), encoding="utf-8") as f:
         for line in f:
-            scenario, _, seconds, rss, files = line.rstrip("\n").split("\t")
+            scenario, _, seconds, rss, files, *rest = line.rstrip("\n").split("\t")
+            cpu = float(rest[0]) if rest and rest[0] else None
+            if scenario.startswith("scale: "):
+                scale.setdefault(scenario[len("scale: "):], []).append(
+                    (float(seconds), int(rss), cpu, int(files) if files else None))
+                continue
             samples.setdefault(scenario, []).append(
                 (float(seconds), int(rss) if rss else None, int(files) if files else None))
     meta = {}
@@ -40,7 +46,40 @@ def load(run):
         for line in f:
             key, _, value = line.rstrip("\n").partition("=")
             meta[key] = value
-    return samples, meta
+    return samples, meta, scale
+
+
+def scale_table(scale, meta):
+    """The scale workloads beside the reference workload of the same binary and run."""
+    out = ["", "## Scale workloads", "",
+           f"- {meta.get('scale', '')}",
+           "- each cold build's median over the runs; ratios to the reference workload (L) "
+           "built by the same binary in the same run, in pairs alternating which goes first",
+           "",
+           "| cold build | runs | median s | median CPU s (user+sys) | peak RSS MB (max) | files |"
+           " wall / L | CPU / L | RSS / L |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def stats(rows):
+        return (statistics.median(r[0] for r in rows), statistics.median(r[2] for r in rows),
+                max(r[1] for r in rows) / 1024, rows[0][3])
+    for label in sorted(scale, key=lambda l: (l.endswith("baseline"), not l.startswith("L"), l)):
+        wall, cpu, rss, files = stats(scale[label])
+        base = "L" + (", baseline" if label.endswith(", baseline") else "")
+        if label.startswith("L") or base not in scale:
+            ratios = " |  | "
+        else:
+            lw, lc, lr, _ = stats(scale[base])
+            ratios = f"**{wall / lw:.2f}** | {cpu / lc:.2f} | {rss / lr:.2f}"
+        out.append(f"| {label} | {len(scale[label])} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | "
+                   f"{files if files is not None else 'n/a'} | {ratios} |")
+    for size in ("1m", "10m"):
+        if size in scale and f"{size}, baseline" in scale:
+            this, base = stats(scale[size]), stats(scale[f"{size}, baseline"])
+            out.append("")
+            out.append(f"- {size}, this build / baseline: wall {this[0] / base[0]:.2f}, CPU "
+                       f"{this[1] / base[1]:.2f}, peak RSS {this[2] / base[2]:.2f} "
+                       f"({this[2]:.0f} MB against {base[2]:.0f} MB)")
+    return out
 
 
 def median(scenario, samples):
@@ -54,7 +93,7 @@ def ratio(a, b):
 
 def main():
     run = sys.argv[1]
-    samples, meta = load(run)
+    samples, meta, scale = load(run)
     out = []
     out.append("# taskpress benchmark")
     out.append("")
@@ -66,6 +105,9 @@ def main():
         out.append(f"- {key}: {meta.get(key)}")
     out.append(f"- workload: {meta.get('workload')}")
     out.append(f"- runs per scenario: {meta.get('runs')} (median, min-max); {meta.get('date')}")
+    if not samples:  # --scale-only, or taskpress was not measured
+        print("\n".join(out + (scale_table(scale, meta) if scale else [])))
+        return
     out.append("")
     out.append("| scenario | median s | min-max s | peak RSS MB (max) | files written |")
     out.append("|---|---:|---:|---:|---:|")
@@ -133,6 +175,8 @@ def main():
     if none:
         out.append(f"- nothing changed: {touched} files written over {len(none)} rebuilds "
                    f"(expected 0)")
+    if scale:
+        out += scale_table(scale, meta)
     print("\n".join(out))
 
 

@@ -2,6 +2,10 @@ import Foundation
 @_spi(Testing) import SQLite
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// When a rebuild may stop before rendering (the inputs are those of the last build) and when
 /// it must not. Whether it stopped is read from `--report`: its `phases` are empty then.
 @Suite struct RebuildTests {
@@ -49,6 +53,52 @@ import Testing
     #expect(strict.stdout.isEmpty)
     let changes = FolderSnapshot(site, includingState: true).differences(from: before)
     #expect(changes.isEmpty, "the failed build changed the site: \(changes)")
+  }
+
+  @Test("a rebuild with nothing changed exits, prints and reports as the build that read the data")
+  func unchangedAsCold() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let todos = folder + "/todo.sqlite"
+    try Database.createForTesting(
+      at: todos,
+      sql: SafetyFixtures.todoTable
+        + "INSERT INTO todo VALUES (1, NULL, 1, 0), (2, 'odd', 7, 0), (3, 'also odd', 0, 0);")
+    var earlier = timespec()
+    clock_gettime(CLOCK_REALTIME, &earlier)
+    earlier.tv_sec -= 10
+    var times = [earlier, earlier]
+    try #require(utimensat(AT_FDCWD, todos, &times, 0) == 0)
+    let report = folder + "/report.json"
+    /// The status, stderr and the report's warnings of a build of `todos` into `site`.
+    func build(_ site: String, _ extra: [String] = [], environment: [String: String] = [:])
+      throws -> (Int32, String, String)
+    {
+      let result = runTaskpress(
+        ["build", "--todos", todos, "--output", folder + "/" + site, "--report", report] + extra,
+        environment: environment)
+      let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: report)))
+      let warnings = try #require((object as? [String: Any])?["warningList"])
+      let text = try JSONSerialization.data(withJSONObject: warnings, options: [.sortedKeys])
+      return (result.status, result.stderr, String(decoding: text, as: UTF8.self))
+    }
+    let cold = try build("site")
+    #expect(cold.0 == 0)
+    #expect(cold.1.split(separator: "\n").count == 3)
+    let plain = ["TASKPRESS_RENDER": "no-recorded-warnings"]
+    #expect(try build("site") == cold)
+    #expect(try build("site", environment: plain) == cold)
+    #expect(try phases(report).isEmpty)
+
+    let strictCold = try build("other", ["--strict"])
+    #expect(strictCold.0 == 1)
+    #expect(
+      strictCold.1
+        == cold.1 + "error: 3 warnings and --strict is set; the site was not changed\n")
+    #expect(strictCold.2 == cold.2)
+    #expect(try build("site", ["--strict"]) == strictCold)
+    #expect(try build("site", ["--strict"], environment: plain) == strictCold)
+    #expect(try build("site", ["--quiet"]) == (0, "", cold.2))
   }
 
   @Test("a changed template forces a real build, though the data did not change")

@@ -31,7 +31,8 @@ import Testing
         ["TASKPRESS_RENDER": "fast"],
         "error: TASKPRESS_RENDER: unknown fast path 'fast'; expected 'reference', 'all', or a"
           + " comma-separated list of NAME or of no-NAME, where NAME is one of: markdown-sharing,"
-          + " specialized-templates, reused-values, text-handover, batches\n"
+          + " specialized-templates, reused-values, text-handover, batches,"
+          + " recorded-warnings, streamed-data\n"
       ),
     ])
   func checkedLikeBuild(environment: [String: String], message: String) throws {

@@ -301,6 +301,24 @@ private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
     #expect(try built.site.page("possessions/1.html") == page)
   }
 
+  @Test("a rebuild that reads nothing reports the photos' warnings again; --strict still fails")
+  func unchangedRebuildKeepsPhotoWarnings() throws {
+    var built = try PhotoSite()
+    let first = built.warnings
+    #expect(first.contains { $0.contains("id=26: photo not published: it has 50000 × 50000") })
+    var options = BuildOptions()
+    options.possessions = built.site.folder + "/possessions.sqlite"
+    try built.build(options)
+    #expect(!built.summary.sourcesRead)
+    #expect(built.warnings == first)
+    options.strict = true
+    #expect(
+      throws: BuildError("\(first.count) warnings and --strict is set; the site was not changed")
+    ) {
+      try built.build(options)
+    }
+  }
+
   @Test("a rebuild decodes no photo whose renditions are in the site")
   func rebuildDecodesNothing() throws {
     var built = try PhotoSite()

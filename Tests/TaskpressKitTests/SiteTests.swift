@@ -212,6 +212,42 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
     }
     #expect(DataExport.todosJSON([], strings: englishStrings).array == Array("[]\n".utf8))
   }
+
+  @Test(
+    "the streamed to-do copies are the bytes of the copies made whole, in chunks of 64 KiB",
+    arguments: [0, 1, 2_000, 20_000])
+  func streamedData(count: Int) throws {
+    var random = SystemRandomNumberGenerator()
+    let texts = ["", "plain", "a, \"b\"\r\n", "é☑ 日本語", String(repeating: "long ", count: 300)]
+    let priorities: [Priority] = [.high, .medium, .low, .none, .other(9)]
+    var todos: [Todo] = []
+    for index in 0..<count {
+      let text = texts[Int.random(in: 0..<texts.count, using: &random)]
+      let due: String? = index % 4 == 0 ? nil : "2026-12-0\(index % 9)"
+      todos.append(
+        Todo(
+          pk: Int64(index * 3 - 7), text: text, priority: priorities[index % 5],
+          complete: index % 3 == 0, due: due))
+    }
+    for due in [false, true] {
+      var chunks: [Int] = []
+      var json: [UInt8] = []
+      try DataExport.todosJSON(todos, strings: englishStrings, dueDates: due) {
+        chunks.append($0.count)
+        json += $0
+      }
+      #expect(json == DataExport.todosJSON(todos, strings: englishStrings, dueDates: due).array)
+      var csv: [UInt8] = []
+      try DataExport.todosCSV(todos, strings: englishStrings, dueDates: due) {
+        chunks.append($0.count)
+        csv += $0
+      }
+      #expect(csv == DataExport.todosCSV(todos, strings: englishStrings, dueDates: due).array)
+      // Each chunk holds whole rows and no more than one row past 64 KiB.
+      #expect(chunks.allSatisfy { $0 > 0 && $0 < DataExport.chunkSize + 4096 })
+      if count == 20_000 { #expect(chunks.count > 10) }
+    }
+  }
 }
 
 @Suite struct SiteBuildTests {

@@ -58,7 +58,9 @@ import Testing
     options.todos = path
     options.output = folder.url.appending(path: "site").path
     #expect(try Self.build(options).phases.count == 3)
-    #expect(try Self.build(options).phases.isEmpty)
+    let unchanged = try Self.build(options)
+    #expect(unchanged.phases.isEmpty)
+    #expect(!unchanged.sourcesRead)
     let page = folder.url.appending(path: "site/todos/1.html")
     #expect(try String(contentsOf: page, encoding: .utf8).contains("before"))
 
@@ -75,6 +77,7 @@ import Testing
 
     let rebuilt = try Self.build(options)
     #expect(rebuilt.phases.count == 3)
+    #expect(rebuilt.sourcesRead)
     #expect(try String(contentsOf: page, encoding: .utf8).contains("after"))
   }
 

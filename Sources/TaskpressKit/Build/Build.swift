@@ -80,6 +80,38 @@ public enum Build {
     let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
 
+    /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
+    func report(_ warnings: [BuildWarning]) throws {
+      for warning in warnings {
+        reporter.warning(warning)
+      }
+      if options.strict, !warnings.isEmpty {
+        let count = warnings.count == 1 ? "1 warning" : "\(warnings.count) warnings"
+        throw BuildError("\(count) and --strict is set; the site was not changed")
+      }
+      summary.warnings = warnings.count
+    }
+    /// The summary of a build that found the site as the last one left it.
+    func unchangedSummary(_ recorded: InputsRecord) -> BuildSummary {
+      writer.abort()
+      summary.unchanged = writer.previousFileCount
+      summary.pages = recorded.pages
+      summary.photos = recorded.photos
+      summary.seconds = seconds(since: started)
+      return summary
+    }
+
+    // Nothing to do, and nothing to read, when the inputs are provably those of the previous
+    // build and its files are intact: its warnings about the databases are reported again.
+    if renderer.paths.contains(.recordedWarnings), let recorded = previousRecord,
+      recorded.key == inputs, let sourceWarnings = recorded.sourceWarnings,
+      writer.previousFilesAreIntact()
+    {
+      try report(themeWarnings + sourceWarnings)
+      return unchangedSummary(recorded)
+    }
+    summary.sourcesRead = true
+
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
     // while this one reads the others, and then stages the photos on a thread of their own
     // (they need only the possessions) while the to-dos are still being read.
@@ -177,21 +209,28 @@ public enum Build {
     }
     if let otherError { throw otherError }
     warnings += possessionWarnings + contactWarnings
-    for warning in warnings {
-      reporter.warning(warning)
+    var sourceWarnings = Array(warnings.dropFirst(themeWarnings.count))
+    if unchanged, let recorded = previousRecord?.sourceWarnings,
+      recorded.starts(with: sourceWarnings)
+    {
+      // The photos' warnings, recorded after the databases' ones: the photos were not read.
+      warnings += recorded.dropFirst(sourceWarnings.count)
+      sourceWarnings = recorded
     }
     if options.strict, !warnings.isEmpty {
-      let count = warnings.count == 1 ? "1 warning" : "\(warnings.count) warnings"
-      throw BuildError("\(count) and --strict is set; the site was not changed")
+      // The build fails: it says so with the photos' warnings too, as a build without
+      // --strict would list them.
+      stagingPhotos.wait()
+      warnings += photoWarnings.withLock { $0.warnings }
     }
-    summary.warnings = warnings.count
-    if unchanged, let recorded = previousRecord {
-      writer.abort()
-      summary.unchanged = writer.previousFileCount
-      summary.pages = recorded.pages
-      summary.photos = recorded.photos
-      summary.seconds = seconds(since: started)
-      return summary
+    try report(warnings)
+    if unchanged, var recorded = previousRecord {
+      if recorded.sourceWarnings != sourceWarnings {
+        // A record of an earlier version, without the warnings: recorded now, for next time.
+        recorded.sourceWarnings = sourceWarnings
+        writer.recordInputs(recorded.text)
+      }
+      return unchangedSummary(recorded)
     }
 
     // 2. Plan.
@@ -226,6 +265,8 @@ public enum Build {
         reporter.warning(warning)
       }
       summary.warnings += photoProblems.count
+      // Recorded with the databases' warnings, for a rebuild that reads nothing.
+      sourceWarnings += photoProblems
       if options.strict, !photoProblems.isEmpty {
         let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
         throw BuildError("\(count) and --strict is set; the site was not changed")
@@ -269,7 +310,9 @@ public enum Build {
       throw error
     }
     writer.recordInputs(
-      InputsRecord(key: inputs, pages: summary.pages, photos: summary.photos).text)
+      InputsRecord(
+        key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings
+      ).text)
     freeInBackground(consume writer)
     summary.seconds = seconds(since: started)
     return summary
@@ -281,6 +324,11 @@ public enum Build {
   private static func freeInBackground<T: Sendable>(_ value: consuming T) {
     DispatchQueue.global(qos: .utility).async { [value] in
       withExtendedLifetime(value) {}
+      #if canImport(Glibc)
+        // The rows were a million small allocations: give their pages back to the system,
+        // so that what the commit allocates next does not come on top of them.
+        _ = systemMallocTrim(0)
+      #endif
     }
   }
 
@@ -306,6 +354,13 @@ public enum Build {
     return "\(year)-\(two(month))-\(two(day))"
   }
 }
+
+#if canImport(Glibc)
+  /// glibc's `malloc_trim` (in `<malloc.h>`, which the Glibc module leaves out): hands the free
+  /// pages of the heap back to the system.
+  @_silgen_name("malloc_trim")
+  private func systemMallocTrim(_ pad: Int) -> Int32
+#endif
 
 /// A build that cannot go on, with what to do about it.
 public struct BuildError: Error, Sendable, Equatable, CustomStringConvertible {

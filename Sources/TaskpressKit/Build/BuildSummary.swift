@@ -29,6 +29,9 @@ public struct BuildSummary: Sendable, Equatable {
   var commitSteps = 0
   /// Photos decoded (their renditions not found in the site already), for tests.
   var photosDecoded = 0
+  /// Whether the build read the databases (a rebuild with nothing changed reports the warnings
+  /// recorded by the last build that did instead).
+  var sourcesRead = false
 
   /// The end of one phase of a build.
   public struct Phase: Sendable, Equatable {

@@ -14,28 +14,113 @@ import Foundation
 /// Times alone cannot tell a file written within one tick of the clock that stamps it from one
 /// written before (git's "racy clean" problem): a database whose file or log was modified less
 /// than one tick before the key is taken gives a key no later build matches.
+///
+/// The record also keeps the warnings the build found in the databases (`sourceWarnings`), so
+/// that a rebuild with the same key reports them again without reading the databases; a record
+/// written before they were kept has none (nil), and that rebuild reads the databases.
 struct InputsRecord: Equatable {
   var key: String
   var pages: Int
   var photos: Int
+  var sourceWarnings: [BuildWarning]?
 
-  init(key: String, pages: Int, photos: Int) {
+  init(key: String, pages: Int, photos: Int, sourceWarnings: [BuildWarning]?) {
     self.key = key
     self.pages = pages
     self.photos = photos
+    self.sourceWarnings = sourceWarnings
   }
 
+  /// Parses `text`; nil when it is not a record (a record of another version, or damaged).
   init?(_ text: String) {
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    // Split by bytes: a newline followed by a combining mark is one Character.
+    let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      .map { Substring($0) }
     guard lines.count >= 3, let pages = Int(lines[1]), let photos = Int(lines[2]) else {
       return nil
     }
     key = String(lines[0])
     self.pages = pages
     self.photos = photos
+    sourceWarnings = nil
+    // `warnings N`, then N lines of three fields, each escaped (see `escaped`).
+    guard lines.count >= 4, lines[3].hasPrefix("warnings "), let count = Int(lines[3].dropFirst(9)),
+      count >= 0, lines.count >= 4 + count
+    else { return }
+    var warnings: [BuildWarning] = []
+    warnings.reserveCapacity(count)
+    for line in lines[4..<(4 + count)] {
+      let fields = line.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+        .map { Substring($0) }
+      guard fields.count == 3, let file = Self.unescaped(fields[0]),
+        let message = Self.unescaped(fields[2])
+      else { return }
+      let location: String?
+      if fields[1] == "-" {
+        location = nil
+      } else if fields[1].hasPrefix("+"), let text = Self.unescaped(fields[1].dropFirst()) {
+        location = text
+      } else {
+        return
+      }
+      warnings.append(BuildWarning(file: file, location: location, message: message))
+    }
+    sourceWarnings = warnings
   }
 
-  var text: String { "\(key)\n\(pages)\n\(photos)\n" }
+  var text: String {
+    var text = "\(key)\n\(pages)\n\(photos)\n"
+    guard let sourceWarnings else { return text }
+    text += "warnings \(sourceWarnings.count)\n"
+    for warning in sourceWarnings {
+      text += Self.escaped(warning.file) + "\t"
+      text += warning.location.map { "+" + Self.escaped($0) } ?? "-"
+      text += "\t" + Self.escaped(warning.message) + "\n"
+    }
+    return text
+  }
+
+  /// `text` with backslash, tab, newline and carriage return written as `\\`, `\t`, `\n` and
+  /// `\r`: one field of one line of the record.
+  static func escaped(_ text: String) -> String {
+    guard
+      text.unicodeScalars.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+    else {
+      return text
+    }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\\": result += "\\\\"
+      case "\t": result += "\\t"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
+  /// The text ``escaped(_:)`` made; nil for an escape it does not make.
+  static func unescaped(_ field: Substring) -> String? {
+    guard field.unicodeScalars.contains("\\") else { return String(field) }
+    var result = ""
+    var scalars = field.unicodeScalars.makeIterator()
+    while let scalar = scalars.next() {
+      guard scalar == "\\" else {
+        result.unicodeScalars.append(scalar)
+        continue
+      }
+      switch scalars.next() {
+      case "\\": result += "\\"
+      case "t": result += "\t"
+      case "n": result += "\n"
+      case "r": result += "\r"
+      default: return nil
+      }
+    }
+    return result
+  }
 }
 
 extension Build {
@@ -59,6 +144,8 @@ extension Build {
         continue
       }
       add("\(name) \(URL(fileURLWithPath: path).standardizedFileURL.path)")
+      // Warnings name the file as it was given.
+      add("given as \(path)")
       switch name {
       case "todos": add("mapping \(options.mapping.todos.key)")
       case "possessions": add("mapping \(options.mapping.possessions.key)")

@@ -83,11 +83,26 @@ extension Build {
             let todos = plan.todosByPK
             let strings = plainContext.strings
             let due = plan.hasDueDates
-            try writer.add(
-              "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
-            try writer.add(
-              "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due),
-              byteOrderMark: bom)
+            if renderer.paths.contains(.streamedData) {
+              try writer.add("data/todos.json") { sink in
+                try DataExport.todosJSON(todos, strings: strings, dueDates: due) {
+                  try sink.write(UnsafeRawBufferPointer($0))
+                }
+              }
+              try writer.add("data/todos.csv") { sink in
+                if bom { try DataExport.byteOrderMark.withUnsafeBytes { try sink.write($0) } }
+                try DataExport.todosCSV(todos, strings: strings, dueDates: due) {
+                  try sink.write(UnsafeRawBufferPointer($0))
+                }
+              }
+            } else {
+              let todos = Array(todos)
+              try writer.add(
+                "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
+              try writer.add(
+                "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due),
+                byteOrderMark: bom)
+            }
           case .possessionData:
             guard plainContext.dataCopies.contains(.possessions) else { continue }
             guard let files = shared.waitForPhotos(interrupt) else { return }

@@ -46,6 +46,10 @@ struct Manifest: Equatable {
     var files: [String: Entry] = [:]
     var folders: Set<String> = []
     let newline = UInt8(ascii: "\n")
+    // One line a file: room for them all at once, not grown (and rehashed) a dozen times.
+    var lines = 0
+    for byte in text where byte == newline { lines += 1 }
+    files.reserveCapacity(lines)
     let space = UInt8(ascii: " ")
     let folderPrefix = Array("folder ".utf8)
     var start = 0

@@ -1,4 +1,6 @@
+import Dispatch
 import Glibc
+import Synchronization
 
 extension OutputWriter {
   /// How many files the previous build wrote.
@@ -13,13 +15,21 @@ extension OutputWriter {
       return nil
     }
     guard let rootFD else { return false }
-    for (path, entry) in previous.files {
-      var info = stat()
-      guard fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
-        Int(info.st_size) == entry.size, info.modificationNanoseconds == entry.modified
-      else { return false }
+    // Two threads for a large site: the `stat`s are most of a rebuild with nothing changed.
+    let files = Array(previous.files)
+    let threads = files.count >= 4096 ? 2 : 1
+    let intact = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: threads) { part in
+      let range = (files.count * part / threads)..<(files.count * (part + 1) / threads)
+      for (path, entry) in files[range] {
+        var info = stat()
+        guard fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
+          Int(info.st_size) == entry.size, info.modificationNanoseconds == entry.modified
+        else { return }
+      }
+      intact.add(1, ordering: .relaxed)
     }
-    return true
+    return intact.load(ordering: .relaxed) == threads
   }
 
   /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when

@@ -28,10 +28,18 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   public static let textHandover = RenderPaths(rawValue: 1 << 3)
   /// Pages go to the output writer 64 at a time (two locks per batch); off, one at a time.
   public static let batches = RenderPaths(rawValue: 1 << 4)
+  /// A rebuild whose inputs are provably those of the last build (`InputsRecord`) reports the
+  /// warnings recorded by the build that read the databases, without reading them again; off,
+  /// such a rebuild reads the databases for their warnings.
+  public static let recordedWarnings = RenderPaths(rawValue: 1 << 5)
+  /// The to-dos' data copies go to the output 64 KiB at a time as they are written
+  /// (`OutputWriter.add(_:streaming:)`); off, each is made whole in memory, then added.
+  public static let streamedData = RenderPaths(rawValue: 1 << 6)
 
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
+    .recordedWarnings, .streamedData,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -40,6 +48,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   static let names: [(String, RenderPaths)] = [
     ("markdown-sharing", .markdownSharing), ("specialized-templates", .specializedTemplates),
     ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
+    ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

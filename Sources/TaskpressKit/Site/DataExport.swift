@@ -8,14 +8,46 @@ enum DataExport {
 
   static let todoColumns = ["pk", "text", "priority", "priority_label", "complete", "status"]
 
+  /// What starts a CSV copy with `--csv-bom`: UTF-8's byte order mark, for Excel.
+  static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+  /// How many bytes a streamed data copy hands on at once (see `Chunks`).
+  static let chunkSize = 64 << 10
+
+  /// Where the bytes of a streamed data copy go, `chunkSize` or so at a time, as they are
+  /// written: the file never has to be in memory at once.
+  typealias Chunks = (UnsafeBufferPointer<UInt8>) throws -> Void
+
   /// The JSON copy of `todos`; `strings` gives the priority and status labels. With
   /// `dueDates`, each row ends with its `due` date (null when it has none).
   static func todosJSON(_ todos: [Todo], strings: RowStrings, dueDates: Bool = false)
     -> ByteBuffer
   {
     let textBytes = todos.reduce(0) { $0 + $1.text.utf8.count }
+    return todosJSON(
+      todos, strings: strings, dueDates: dueDates,
+      capacity: todos.count * JSONWriter.bytesPerItem + textBytes, afterEach: { _ in })
+  }
+
+  /// `todosJSON(_:strings:dueDates:)`, handed to `chunks` as it is written.
+  static func todosJSON(
+    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool = false,
+    chunks: Chunks
+  ) throws {
+    var rest = try todosJSON(
+      todos, strings: strings, dueDates: dueDates, capacity: 2 * chunkSize,
+      afterEach: { json in try json.handOver(atLeast: chunkSize, to: chunks) })
+    if rest.count > 0 { try chunks(rest.bytes) }
+    rest.removeAll()
+  }
+
+  private static func todosJSON(
+    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool, capacity: Int,
+    afterEach: (inout JSONWriter) throws -> Void
+  ) rethrows -> ByteBuffer {
     let keys = todoColumns + (dueDates ? ["due"] : [])
-    return JSONWriter.array(todos, keys: keys, textBytes: textBytes) { todo, json in
+    return try JSONWriter.array(todos, keys: keys, capacity: capacity, afterEach: afterEach) {
+      todo, json in
       json.integer(todo.pk)
       json.text(todo.text)
       json.integer(todo.priority.number)
@@ -31,7 +63,28 @@ enum DataExport {
   static func todosCSV(_ todos: [Todo], strings: RowStrings, dueDates: Bool = false)
     -> ByteBuffer
   {
-    var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), rows: todos.count)
+    todosCSV(
+      todos, strings: strings, dueDates: dueDates, capacity: 64 + todos.count * 80,
+      afterEach: { _ in })
+  }
+
+  /// `todosCSV(_:strings:dueDates:)`, handed to `chunks` as it is written.
+  static func todosCSV(
+    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool = false,
+    chunks: Chunks
+  ) throws {
+    var rest = try todosCSV(
+      todos, strings: strings, dueDates: dueDates, capacity: 2 * chunkSize,
+      afterEach: { csv in try csv.handOver(atLeast: chunkSize, to: chunks) })
+    if rest.count > 0 { try chunks(rest.bytes) }
+    rest.removeAll()
+  }
+
+  private static func todosCSV(
+    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool, capacity: Int,
+    afterEach: (inout CSVWriter) throws -> Void
+  ) rethrows -> ByteBuffer {
+    var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), capacity: capacity)
     for todo in todos {
       csv.integer(todo.pk)
       csv.text(todo.text)
@@ -41,6 +94,7 @@ enum DataExport {
       csv.text(todo.complete ? strings.complete : strings.inProgress)
       if dueDates { csv.text(todo.due ?? "") }
       csv.endRow()
+      try afterEach(&csv)
     }
     return csv.finish()
   }
@@ -114,7 +168,7 @@ extension OutputWriter {
   /// Adds a CSV copy, after a UTF-8 byte order mark when `byteOrderMark` (for Excel).
   func add(_ path: String, _ export: consuming ByteBuffer, byteOrderMark: Bool) throws {
     guard byteOrderMark else { return try add(path, export) }
-    try add(path, bytes: [0xEF, 0xBB, 0xBF] + Array(export.bytes))
+    try add(path, bytes: DataExport.byteOrderMark + Array(export.bytes))
   }
 }
 
@@ -168,7 +222,21 @@ struct JSONWriter: ~Copyable {
   static func array<T>(
     _ items: [T], keys: [String], textBytes: Int = 0, _ fields: (T, inout JSONWriter) -> Void
   ) -> ByteBuffer {
-    var json = JSONWriter(capacity: items.count * 160 + textBytes)
+    array(
+      items, keys: keys, capacity: items.count * bytesPerItem + textBytes, afterEach: { _ in },
+      fields)
+  }
+
+  /// About how many bytes an item takes, besides its longer texts.
+  static let bytesPerItem = 160
+
+  /// `array(_:keys:textBytes:_:)` into a buffer of `capacity` bytes to start with, calling
+  /// `afterEach` after each item (which may take the bytes written so far; see `handOver`).
+  static func array<T>(
+    _ items: some Collection<T>, keys: [String], capacity: Int,
+    afterEach: (inout JSONWriter) throws -> Void, _ fields: (T, inout JSONWriter) -> Void
+  ) rethrows -> ByteBuffer {
+    var json = JSONWriter(capacity: capacity)
     var prefixes = JSONWriter(capacity: 64 * keys.count)
     for (position, key) in keys.enumerated() {
       prefixes.output.append(position == 0 ? "\n    " : ",\n    ")
@@ -184,6 +252,7 @@ struct JSONWriter: ~Copyable {
       fields(item, &json)
       assert(json.position == keys.count, "an object of \(json.position) values for \(keys)")
       json.output.append("\n  }")
+      try afterEach(&json)
     }
     json.output.append(items.isEmpty ? "]\n" : "\n]\n")
     return json.finish()
@@ -191,6 +260,13 @@ struct JSONWriter: ~Copyable {
 
   /// The JSON written, without a copy.
   private consuming func finish() -> ByteBuffer { output }
+
+  /// Hands the bytes written so far to `chunks` and forgets them, once there are `count`.
+  mutating func handOver(atLeast count: Int, to chunks: DataExport.Chunks) throws {
+    guard output.count >= count else { return }
+    try chunks(output.bytes)
+    output.removeAll()
+  }
 
   /// The next value: a string, or `null`.
   mutating func text(_ value: String?) {
@@ -265,9 +341,21 @@ struct CSVWriter: ~Copyable {
 
   /// A CSV of about `rows` rows whose first row is `header`.
   init(header: [String], rows: Int = 0) {
-    output = ByteBuffer(capacity: 64 + rows * 80)
+    self.init(header: header, capacity: 64 + rows * 80)
+  }
+
+  /// A CSV whose first row is `header`, in a buffer of `capacity` bytes to start with.
+  init(header: [String], capacity: Int) {
+    output = ByteBuffer(capacity: capacity)
     for name in header { text(name) }
     endRow()
+  }
+
+  /// Hands the bytes written so far to `chunks` and forgets them, once there are `count`.
+  mutating func handOver(atLeast count: Int, to chunks: DataExport.Chunks) throws {
+    guard output.count >= count else { return }
+    try chunks(output.bytes)
+    output.removeAll()
   }
 
   /// The CSV written so far.
