@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TaskpressKit
 
@@ -44,6 +45,21 @@ enum BuildCommand {
         _ = try Build.isoDate(sourceDateEpoch: sourceDateEpoch)
       } catch {
         io.err("error: \(error)\n")
+        return nil
+      }
+    }
+    if let previous = options.previous {
+      var isFolder: ObjCBool = false
+      if !FileManager.default.fileExists(atPath: previous, isDirectory: &isFolder)
+        || !isFolder.boolValue
+      {
+        let source =
+          parsed.values["previous"] != nil
+          ? "'--previous'"
+          : "\(parsed.values["config"] ?? Configuration.defaultFile): key 'previous'"
+        io.err(
+          "error: \(source): no folder '\(previous)'; give a copy of the last published site, or "
+            + "leave the option out to compare with the site in the output folder\n")
         return nil
       }
     }

@@ -94,6 +94,17 @@ enum Specs {
       OptionSpec(name: "noindex", help: "Ask search engines not to index the site."),
       OptionSpec(name: "csv-bom", help: "Start CSV copies with a UTF-8 byte order mark (Excel)."),
       OptionSpec(
+        name: "previous", valueName: "<dir>",
+        help: "A copy of the last published site to list the changes since.",
+        defaultText: "the site in --output"),
+      OptionSpec(
+        name: "date", valueName: "<date>",
+        help: "The date a build that changed something records (ISO 8601).",
+        defaultText: "SOURCE_DATE_EPOCH, else now"),
+      OptionSpec(
+        name: "history-limit", valueName: "<n>", help: "Builds the history of changes keeps.",
+        defaultText: "100"),
+      OptionSpec(
         name: "max-photo-pixels", valueName: "<n>",
         help: "Photos with more pixels are not decoded (a warning).", defaultText: "200000000"),
       OptionSpec(

@@ -130,7 +130,7 @@ enum Configuration {
   }
 
   private static func isPath(_ key: String) -> Bool {
-    ["todos", "possessions", "contacts", "templates", "output", "report"].contains(key)
+    ["todos", "possessions", "contacts", "templates", "output", "report", "previous"].contains(key)
   }
 
   static func apply(
@@ -199,6 +199,19 @@ enum Configuration {
       options.dataCopies = copies
     case "noindex": options.noindex = value == "true"
     case "csv-bom": options.csvByteOrderMark = value == "true"
+    case "previous": options.previous = try nonEmpty()
+    case "date":
+      guard let date = BuildDate.normalize(value) else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected an ISO 8601 date (2026-12-01) or "
+            + "date-time with a zone (2026-12-01T08:30:00Z)")
+      }
+      options.date = date
+    case "history-limit":
+      guard let limit = Int(value), limit >= 1 else {
+        throw UsageError("\(source): invalid value '\(value)': expected a whole number, 1 or more")
+      }
+      options.historyLimit = limit
     default:
       throw UsageError("\(source): unknown option")
     }

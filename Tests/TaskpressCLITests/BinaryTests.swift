@@ -80,7 +80,7 @@ import Testing
     let reason = SystemError(code: EFBIG).reason
     #expect(
       result.stderr
-        == "error: \(site)/index.html: \(reason)\nthe site in '\(site)' was not changed\n")
+        == "error: \(site)/board.html: \(reason)\nthe site in '\(site)' was not changed\n")
     let changes = FolderSnapshot(site, includingState: true).differences(from: before)
     #expect(changes.isEmpty, "the failed build changed the site: \(changes)")
   }

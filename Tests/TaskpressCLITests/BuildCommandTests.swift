@@ -232,8 +232,8 @@ func tree(_ root: String) -> [String: Data] {
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.isEmpty)
     let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
-    #expect(report.contains("\"written\": 9,"))
-    #expect(report.contains("\"pages\": 4,"))
+    #expect(report.contains("\"written\": 13,"))
+    #expect(report.contains("\"pages\": 5,"))
     // The phases end in order, within the build's time.
     let object = try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any]
     let phases = object?["phases"] as? [String: Double] ?? [:]
@@ -244,6 +244,6 @@ func tree(_ root: String) -> [String: Data] {
     let again = runTaskpress([
       "build", "--todos", path, "--output", folder + "/site", "--report", folder + "/report.json",
     ])
-    #expect(again.stdout.contains(": 0 written, 9 unchanged, 0 removed"))
+    #expect(again.stdout.contains(": 0 written, 13 unchanged, 0 removed"))
   }
 }

@@ -97,6 +97,23 @@ struct FolderSnapshot: Equatable {
   var contents: [String: Data] {
     entries.compactMapValues(\.bytes)
   }
+
+  /// `contents` without the record of changes (`changes.html`, `data/changes.json`,
+  /// `data/history.json`, `feed.xml`, and the latest changes on `index.html`), which tell how a
+  /// site got where it is: a site repaired after an interrupted build, compared with one built
+  /// afresh, differs there by design.
+  var contentsApartFromChanges: [String: Data] {
+    var files = contents.filter { path, _ in
+      !["changes.html", "data/changes.json", "data/history.json", "feed.xml"].contains(path)
+        && !path.hasPrefix("changes/")
+    }
+    if let index = files["index.html"] {
+      let text = String(decoding: index, as: UTF8.self)
+      files["index.html"] = Data(
+        text.replacing(/<p>Latest changes: .*<\/p>\n/, with: "").utf8)
+    }
+    return files
+  }
 }
 
 /// Sets the access and modification times of every entry under `root` back by `seconds`

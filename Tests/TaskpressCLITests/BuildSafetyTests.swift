@@ -237,7 +237,9 @@ import Testing
         let clean = folder + "/clean"
         try #require(
           runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
-        #expect(FolderSnapshot(site).contents == FolderSnapshot(clean).contents)
+        #expect(
+          FolderSnapshot(site).contentsApartFromChanges
+            == FolderSnapshot(clean).contentsApartFromChanges)
       })
   }
 
@@ -264,7 +266,7 @@ import Testing
           runTaskpress(["build", "--todos", big, "--output", clean, "--quiet"]).status == 0)
         let repaired = FolderSnapshot(site)
         let expected = FolderSnapshot(clean)
-        #expect(repaired.contents == expected.contents)
+        #expect(repaired.contentsApartFromChanges == expected.contentsApartFromChanges)
         #expect(repaired.entries.keys.sorted() == expected.entries.keys.sorted())
         let check = runTaskpress(["check", site])
         #expect(check.status == 0, "\(check.stderr)")
@@ -343,7 +345,7 @@ import Testing
     try #require(cleanBuild.status == 0, "\(cleanBuild.stderr)")
     let repaired = FolderSnapshot(site)
     let expected = FolderSnapshot(clean)
-    #expect(repaired.contents == expected.contents)
+    #expect(repaired.contentsApartFromChanges == expected.contentsApartFromChanges)
     #expect(repaired.entries.keys.sorted() == expected.entries.keys.sorted())
     #expect(access(stateFolder(site) + "/commit-in-progress", F_OK) != 0)
     let check = runTaskpress(["check", site])

@@ -133,7 +133,9 @@ import Testing
         .replacingOccurrences(of: "<title>", with: "").replacingOccurrences(
           of: "</title>", with: "")
       titles.insert(title)
-      #expect(html.contains("<nav>[Tasks: \(title) (here)][Board: \(title)]</nav>"), "\(page)")
+      #expect(
+        html.contains("<nav>[Tasks: \(title) (here)][Board: \(title)][Changes: \(title)]</nav>"),
+        "\(page)")
       #expect(html.contains("<footer>todos.json=false;todos.csv=true; "), "\(page)")
     }
     #expect(titles.count == pages.count)

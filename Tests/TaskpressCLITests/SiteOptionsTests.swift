@@ -31,7 +31,8 @@ import Testing
     let site = folder + "/site"
     #expect(runTaskpress(["build", "-o", site, "-q"] + arguments).status == 0)
     let files = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    #expect(files == ["todos.csv", "todos.json"])
+    // The record of changes is published whatever --data says.
+    #expect(files == ["changes.json", "history.json", "todos.csv", "todos.json"])
     let index = try #require(read(site + "/index.html"))
     #expect(index.contains(#"<a href="data/todos.csv">todos.csv</a></p>"#))
     #expect(!index.contains("contacts.json"))
@@ -39,9 +40,10 @@ import Testing
     #expect(
       runTaskpress(["build", "-o", site, "-q", "--data", "contacts"] + arguments).status == 0)
     let only = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    #expect(only == ["contacts.csv", "contacts.json"])
+    #expect(only == ["changes.json", "contacts.csv", "contacts.json", "history.json"])
     #expect(runTaskpress(["build", "-o", site, "-q", "--data", "none"] + arguments).status == 0)
-    #expect(!FileManager.default.fileExists(atPath: site + "/data"))
+    let none = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
+    #expect(none == ["changes.json", "history.json"])
     #expect(runTaskpress(["check", site]).status == 0)
   }
 
@@ -65,7 +67,7 @@ import Testing
     #expect(runTaskpress(["build", "-o", site, "-q", "--noindex"] + arguments).status == 0)
     #expect(read(site + "/robots.txt") == "User-agent: *\nDisallow: /\n")
     let pages = tree(site).keys.filter { $0.hasSuffix(".html") }
-    #expect(pages.count == 6)
+    #expect(pages.count == 7)
     for page in pages {
       #expect(
         read(site + "/" + page)?.contains("<meta name=\"robots\" content=\"noindex\">\n") == true,

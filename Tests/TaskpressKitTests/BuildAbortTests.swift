@@ -13,12 +13,13 @@ import Testing
     defer { folder.cleanUp() }
     var options = try DifferentialTests.options(
       (0..<30).map { "Row \($0)" }, in: folder, name: "abort")
-    // A partial named by the data: found missing only when the first index page renders.
+    // A partial named by the data: found missing only when the board renders (among the first
+    // pages; the first index page renders after the photos).
     let templates = folder.sub("templates")
     try FileManager.default.createDirectory(atPath: templates, withIntermediateDirectories: true)
     #expect(
       FileManager.default.createFile(
-        atPath: templates + "/index.md", contents: Data("{{>*site.title}}\n".utf8)))
+        atPath: templates + "/board.html", contents: Data("{{>*site.title}}\n".utf8)))
     options.templates = templates
     options.output = folder.sub("site")
     options.jobs = 2

@@ -8,11 +8,14 @@ import Testing
   func pageKinds() {
     let pages: [SitePlan.Page] = [
       .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
-      .notFound,
+      .notFound, .changes(1),
     ]
     #expect(
       pages.map { PageKind($0).name }
-        == ["index", "board", "todo", "possessions", "possession", "contacts", "contact", "404"])
+        == [
+          "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
+          "changes",
+        ])
     #expect(pages.map(PageKind.init) == PageKind.allCases)
   }
 

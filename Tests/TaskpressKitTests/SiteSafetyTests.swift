@@ -200,7 +200,7 @@ import Testing
     // Every page is there, in both builds.
     let pages = SiteChecker.pages(hostile.files).map(\.file)
     #expect(pages == SiteChecker.pages(benign.files).map(\.file))
-    #expect(pages.count == 3 * Self.hostile.count + 5)
+    #expect(pages.count == 3 * Self.hostile.count + 6)
 
     let checker = SiteChecker(baseURL: Self.baseURL, hostile: hostile.files, benign: benign.files)
     let violations = checker.violations(expecting: Self.expectations(Self.hostile))

@@ -248,10 +248,37 @@ struct ThemeFolder {
     }
     data.contacts = (1...3).map { Contact(id: $0, name: "c\($0)", address: "a", phone: "p") }
     let plan = SitePlan(data: data, pageSize: 2, routes: Routes(prettyURLs: false))
-    return PageContext(
+    var context = PageContext(
       plan: plan, labels: .builtIn(.en), lang: "en", baseURL: "https://example.org",
       generated: "2026-12-01",
       photoFiles: [1: PageContext.PhotoFile(path: "photos/a.png", width: 10, height: 20)])
+    // A record of changes with a change of each shape: linked, with from and to, removed.
+    let changes = [
+      Change(source: .todos, change: .priority, id: 1, text: "t1", from: "Low", to: "High"),
+      Change(source: .todos, change: .removed, id: 99, text: "gone"),
+    ]
+    var report = ChangeReport(
+      feedID: "tag:example.org,2026:feed",
+      history: [
+        HistoryEntry(
+          build: 1, date: nil, changes: 0,
+          todos: TodoCounts(data.todos.map { ($0.priority, $0.complete) }), possessions: 3,
+          contacts: 3),
+        HistoryEntry(build: 2, date: "2026-12-01T00:00:00Z", changes: 2, todos: nil),
+      ],
+      builds: [
+        BuildChanges(
+          build: 2, id: "tag:example.org,2026-12-01:build-2", date: "2026-12-01T00:00:00Z",
+          counts: ["todo-priority": 1, "todo-removed": 1], changes: changes)
+      ], changed: true)
+    report.builds[0].changes[0].route = "todos/1"
+    context.changes = report
+    return context
+  }
+
+  /// The pages of `context`'s plan, and those of its changes.
+  static func pages(_ context: PageContext) -> [SitePlan.Page] {
+    context.plan.pages + [.changes(1)]
   }
 
   /// The differences between a value and its declared shape, as `path: problem`.
@@ -296,7 +323,7 @@ struct ThemeFolder {
   func valuesMatchModel() {
     let context = Self.context()
     var kinds: Set<String> = []
-    for page in context.plan.pages {
+    for page in Self.pages(context) {
       let kind = PageKind(page).name
       kinds.insert(kind)
       let values = context.values(for: page)
@@ -332,7 +359,7 @@ struct ThemeFolder {
       default: break
       }
     }
-    for page in context.plan.pages {
+    for page in Self.pages(context) {
       collect(.computed(context.values(for: page)), "")
     }
     for name in [

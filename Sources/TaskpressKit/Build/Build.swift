@@ -77,7 +77,9 @@ public enum Build {
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
-    let inputs = inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    let inputs =
+      inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+      + " history-limit \(options.historyLimit)"
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
 
     /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
@@ -103,7 +105,9 @@ public enum Build {
 
     // Nothing to do, and nothing to read, when the inputs are provably those of the previous
     // build and its files are intact: its warnings about the databases are reported again.
-    if renderer.paths.contains(.recordedWarnings), let recorded = previousRecord,
+    // A copy of the site given with `--previous` is compared with every time.
+    if options.previous == nil, renderer.paths.contains(.recordedWarnings),
+      let recorded = previousRecord,
       recorded.key == inputs, let sourceWarnings = recorded.sourceWarnings,
       writer.previousFilesAreIntact()
     {
@@ -156,8 +160,10 @@ public enum Build {
       }
       // Nothing to do when the inputs are those of the previous build and its files are
       // intact (the sources are still read, for their warnings).
+      // A copy of the site given with `--previous` is compared with every time.
       unchanged =
-        previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false
+        options.previous == nil
+        && (previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false)
       if !unchanged, let source = possessionSource {
         let possessions = data.possessions
         nonisolated(unsafe) let source = source
@@ -217,13 +223,16 @@ public enum Build {
       warnings += recorded.dropFirst(sourceWarnings.count)
       sourceWarnings = recorded
     }
-    if options.strict, !warnings.isEmpty {
+    // The previous build, to compare with (not needed when nothing changed); what it lacks is
+    // warned about, but not recorded with the sources' warnings.
+    let previous = unchanged ? PreviousBuild() : try readPrevious(options)
+    if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
       stagingPhotos.wait()
       warnings += photoWarnings.withLock { $0.warnings }
     }
-    try report(warnings)
+    try report(warnings + previous.warnings)
     if unchanged, var recorded = previousRecord {
       if recorded.sourceWarnings != sourceWarnings {
         // A record of an earlier version, without the warnings: recorded now, for next time.
@@ -239,10 +248,13 @@ public enum Build {
     data = SiteData()  // the plan holds the rows now
 
     summary.phases.append(.init("read", seconds(since: started)))
+    var snapshots: [(name: String, bytes: [UInt8]?)] = []
     do {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
-      let pages = plan.pages
+      // The first index page shows the latest changes: it is rendered with `changes.html`, once
+      // the photos (which the changes compare) are named.
+      let pages = plan.pages.filter { $0 != .index(1) }
       let photoFiles = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
@@ -254,7 +266,6 @@ public enum Build {
         },
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
-      summary.pages = pages.count
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
       try possessionSource?.checkSnapshot()
@@ -272,12 +283,30 @@ public enum Build {
         throw BuildError("\(count) and --strict is set; the site was not changed")
       }
 
+      // The changes since the previous build, and the pages that show them.
+      let report = ChangeReport.make(
+        previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
+        date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        limit: options.historyLimit, baseURL: options.baseURL)
+      var changesContext = PageContext(
+        plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
+        generated: generated, photoFiles: photoFiles, title: options.title,
+        noindex: options.noindex, dataCopies: options.dataCopies,
+        csvByteOrderMark: options.csvByteOrderMark)
+      changesContext.changes = report
+      let changePages = try stageChangePages(
+        report, context: changesContext, renderer: renderer, writer: writer, options: options,
+        labels: labels)
+      summary.pages = pages.count + changePages.count
+
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add("sitemap.xml", bytes: plan.sitemap(baseURL: baseURL))
+        try writer.add(
+          "sitemap.xml",
+          bytes: plan.sitemap(baseURL: baseURL, adding: Array(changePages.dropFirst())))
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
@@ -286,6 +315,8 @@ public enum Build {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
       }
       // The rows and the plan are not needed past here.
+      snapshots = Build.snapshots(
+        options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       freeInBackground((consume plan, consume pages, consume renderer))
 
       summary.phases.append(.init("render", seconds(since: started)))
@@ -309,6 +340,7 @@ public enum Build {
       probe.aborted()
       throw error
     }
+    recordSnapshots(snapshots, in: writer)
     writer.recordInputs(
       InputsRecord(
         key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings

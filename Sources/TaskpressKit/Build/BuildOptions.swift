@@ -66,6 +66,14 @@ public struct BuildOptions: Sendable, Equatable {
   public var noindex = false
   /// Starts each CSV copy with a UTF-8 byte order mark, so that Excel reads it as UTF-8.
   public var csvByteOrderMark = false
+  /// A copy of the last published site to compare with (its `data/` copies and history); nil
+  /// compares with the site in `output`.
+  public var previous: String?
+  /// The date this build records when it changed something (``BuildDate``, normalized); nil
+  /// takes `SOURCE_DATE_EPOCH`, else the time of the build.
+  public var date: String?
+  /// How many builds the history of changes keeps.
+  public var historyLimit = 100
 
   /// A source whose data copies can be published.
   public enum DataSource: String, Sendable, CaseIterable {

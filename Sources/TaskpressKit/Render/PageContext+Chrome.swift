@@ -50,7 +50,7 @@ extension PageContext {
     return ["", "page/", "todos/", "possessions/", "contacts/"].map { folder in
       let file = folder + "x.html"
       var chromes: [String: Chrome] = [:]
-      for section in ["index", "board", "possessions", "contacts", ""] {
+      for section in ["index", "board", "possessions", "contacts", "", "changes"] {
         chromes[section] = context.makeChrome(file: file, section: section, isShared: true)
       }
       let links = TodoLinks(
@@ -106,6 +106,7 @@ extension PageContext {
     if plan.hasTodos { navItem("board", "board", "board") }
     if plan.hasPossessions { navItem("possessions/index", "possessions", "possessions") }
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
+    navItem("changes", "changes", "changes")
     var data: [Fields] = []
     for (given, base) in [
       (plan.hasTodos, BuildOptions.DataSource.todos),
@@ -146,6 +147,7 @@ extension PageContext {
     case .possessions, .possession: "possessions"
     case .contacts, .contact: "contacts"
     case .notFound: ""
+    case .changes: "changes"
     }
   }
 }

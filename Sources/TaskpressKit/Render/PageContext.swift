@@ -17,6 +17,9 @@ struct PageContext: Sendable {
   let strings: RowStrings
   /// What depends only on a page's folder, made once per folder (without pretty URLs).
   var folders: [FolderValues] = []
+  /// The record of changes, for the pages that show it (`changes.html`, the first index page);
+  /// those pages are rendered once it is known (see `Build.stageChangePages`).
+  var changes: ChangeReport?
 
   /// An exported photo: its largest file in the site and its size in pixels, and all its
   /// files (renditions), narrowest first.
@@ -81,6 +84,10 @@ struct PageContext: Sendable {
     case .contact(let position):
       nonEmpty(plan.contacts[position].name, "\(labels["contacts"]) \(plan.contacts[position].id)")
     case .notFound: labels["notFound"]
+    case .changes(let number):
+      number == 1
+        ? labels["changes"]
+        : "\(labels["changes"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     }
   }
 
@@ -112,6 +119,10 @@ struct PageContext: Sendable {
         MustacheList(count: positions.count) { items.value(at: positions.lowerBound + $0) })
       context["counts"] = counts()
       context["pagination"] = pagination(number, from: file)
+      if number == 1, let changes {
+        context["latestChanges"] = latestChanges(changes, from: file)
+        context["history"] = history(changes)
+      }
     case .board:
       // The cards are made as the template reaches them: a board of 100,000 to-dos is never
       // in memory as values, only as the page's bytes.
@@ -157,6 +168,8 @@ struct PageContext: Sendable {
       }
     case .notFound:
       break
+    case .changes(let number):
+      if let changes { addChanges(changes, page: number, file: file, to: context) }
     }
     return context
   }

@@ -1,6 +1,6 @@
 /// The kinds of page a site has, each rendered from a body template of its own.
 enum PageKind: Int, CaseIterable, Sendable {
-  case index, board, todo, possessions, possession, contacts, contact, notFound
+  case index, board, todo, possessions, possession, contacts, contact, notFound, changes
 
   init(_ page: SitePlan.Page) {
     self =
@@ -13,6 +13,7 @@ enum PageKind: Int, CaseIterable, Sendable {
       case .contacts: .contacts
       case .contact: .contact
       case .notFound: .notFound
+      case .changes: .changes
       }
   }
 
@@ -28,6 +29,7 @@ enum PageKind: Int, CaseIterable, Sendable {
     case .contacts: "contacts"
     case .contact: "contact"
     case .notFound: "404"
+    case .changes: "changes"
     }
   }
 }

@@ -17,6 +17,9 @@ struct SitePlan: Sendable {
     /// The contact at `position` in name order.
     case contact(Int)
     case notFound
+    /// Page `number` of `changes.html` (1-based): the builds that changed something, newest
+    /// first. Planned once the changes are known (see `ChangeReport`), not in ``pages``.
+    case changes(Int)
   }
 
   /// To-dos in index order: High, Medium, Low, other by number, no priority; then pk.
@@ -140,6 +143,7 @@ struct SitePlan: Sendable {
     case .contacts: "contacts/index"
     case .contact(let position): "contacts/\(contacts[position].id)"
     case .notFound: "404"
+    case .changes(let number): number == 1 ? "changes" : "changes/\(number)"
     }
   }
 

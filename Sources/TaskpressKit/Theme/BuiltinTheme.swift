@@ -337,6 +337,37 @@ p, li { overflow-wrap: anywhere; }
 </div>
 
 """#,
+    "changes.html": #"""
+<h1>{{labels.changes}}</h1>
+<p class="changes-links"><a href="{{feed}}" type="application/atom+xml">{{labels.feed}}</a> · <a href="{{changesData}}">changes.json</a></p>
+{{#builds}}
+<section class="build{{#latest}} build-latest{{/latest}}" id="{{anchor}}" aria-labelledby="{{anchor}}-title">
+<h2 id="{{anchor}}-title">{{title}} · <time datetime="{{date}}">{{dateText}}</time></h2>
+<p class="summary">{{summary}}</p>
+{{#groups}}
+<h3>{{label}} <span class="count">{{count}}</span></h3>
+<ul class="changes changes-{{kind}}">
+{{#items}}
+<li>{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}<span class="removed">{{title}}</span>{{/url}}{{#from}} <span class="change-detail">{{from}} → {{to}}</span>{{/from}}</li>
+{{/items}}
+</ul>
+{{/groups}}
+{{#more}}
+<p class="more">{{more}}</p>
+{{/more}}
+</section>
+{{/builds}}
+{{^builds}}
+<p class="empty">{{labels.noChanges}}</p>
+{{/builds}}
+{{#pagination.hasMultiple}}
+<nav class="pagination" aria-label="{{labels.pagination}}">
+<p>{{pagination.summary}}{{#pagination.previous}} · <a href="{{pagination.previous}}" rel="prev">← {{labels.previous}}</a>{{/pagination.previous}}{{#pagination.next}} · <a href="{{pagination.next}}" rel="next">{{labels.next}} →</a>{{/pagination.next}}</p>
+<p>{{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}<strong aria-current="page">{{number}}</strong> {{/current}}{{^current}}<a href="{{url}}">{{number}}</a> {{/current}}{{/gap}}{{/pagination.pages}}</p>
+</nav>
+{{/pagination.hasMultiple}}
+
+"""#,
     "contact.md": #"""
 {{contact.title}}
 ===
@@ -370,6 +401,10 @@ p, li { overflow-wrap: anywhere; }
 # {{labels.tasks}}
 
 {{counts.summary}}
+{{#latestChanges.hasChanges}}
+
+{{labels.latestChanges}}: [{{latestChanges.summary}}]({{latestChanges.url}}) · {{latestChanges.dateText}}
+{{/latestChanges.hasChanges}}
 
 {{#groups}}
 ## {{label}}
@@ -402,6 +437,7 @@ p, li { overflow-wrap: anywhere; }
 {{/page.canonical}}
 <link rel="stylesheet" href="{{assets}}style.css">
 <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
+<link rel="alternate" type="application/atom+xml" href="{{root}}feed.xml" title="{{labels.changes}} · {{site.title}}">
 {{#page.script}}
 <script src="{{assets}}{{page.script}}" defer></script>
 {{/page.script}}
@@ -535,6 +571,7 @@ there is one and the built-in file everywhere else. (In this repository, run
 | `possessions.html`, `possession.html` | the gallery and one possession |
 | `contacts.html`, `contact.md` | the contact list and one contact |
 | `404.md` | the page for addresses that do not exist |
+| `changes.html` | what changed between builds, newest build first, 10 builds a page (`changes.html`, `changes/2.html`, ...) |
 | `nav.html`, `pagination.md`, `prevnext.md`, `prevnext.html` | partials |
 | `labels.json` (optional) | label overrides: `{"en": {"board": "Kanban"}, "ja": {...}}` |
 | `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` |
@@ -573,14 +610,14 @@ by page.
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
-| `page.kind` | `todo` | `index`, `board`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404` |
+| `page.kind` | `todo` | `index`, `board`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` |
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
 | `root` | `../` | the relative path to the site's root (empty on top-level pages) |
 | `assets` | `../assets/` | the relative path to `assets/` |
 | `home` | `../index.html` | the relative link to the front page |
-| `nav` | list | `{url, label, current}` for Tasks, Board, Possessions, Contacts (those given) |
+| `nav` | list | `{url, label, current}` for Tasks, Board, Possessions, Contacts (those given), and Changes |
 | `data` | list | `{name, url, last}` for each `data/*.json` and `data/*.csv` file; `last` is true on the last one only |
 | `labels.*` | `labels.complete` = `Complete` | every label of the locale (see below) |
 | `content` | HTML | in `layout.html` only: the rendered body; insert it with `{{{content}}}` |
@@ -620,6 +657,27 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `pagination.summary` | `Page 2 of 5`, `2 / 5 ページ` (the `pageOf` label) |
 | `pagination.previous`, `pagination.next` | links; absent on the first / last page |
 | `pagination.pages` | `{number, url, current}` for every page |
+| `latestChanges` | on the first page only: the last build that changed something (below) |
+| `history` | on the first page only: every recorded build, oldest first (below) |
+
+`latestChanges`, for a line such as `Latest changes: 9 changes · 2026-12-01`:
+
+| variable | example |
+|---|---|
+| `hasChanges` | `false` until a build has changed something; then the others are set |
+| `url` | `changes.html` |
+| `build`, `date`, `dateText` | `2`, `2026-12-01T06:00:00Z`, `2026-12-01` (the `date` label) |
+| `count`, `summary` | `9`, `9 changes` (`changesCount` / `changesCountOne`) |
+| `kinds` | `{kind, label, count}` per kind of change: `{todo-added, Tasks added, 3}` |
+| `items` | the first 5 changes, each as on `changes.html` |
+| `more` | `and 4 more` (the `moreChanges` label), or `false` |
+
+`history`, for a trend: one entry per build that changed something, and one for the site's first
+build. Each `{build, date, dateText, changes, total, open, complete, possessions, contacts,
+byPriority}`: `date` and `dateText` are `false` for the first build (it compared with nothing,
+so it records no date); `total`, `open`, `complete` count the to-dos (0 without `--todos`);
+`byPriority` is `{level, label, open, complete}` per priority the build had, in index order
+(`{high, High, 4, 2}`). The same numbers are in `data/history.json`.
 
 **`board`**: `columns`, two of `{key, label, count, todos}` with `key` `in-progress` and
 `complete`; `counts` as on the index.
@@ -667,6 +725,35 @@ start with a letter).
 
 **`404`**: nothing more.
 
+**`changes`** (page `pagination.current` of `pagination.total`):
+
+| variable | meaning |
+|---|---|
+| `builds` | the builds on this page, newest first, each below |
+| `pagination` | as on the index (`previous` and `next` are `false` at the ends; `pages` entries have `gap` `false` but where numbers are left out) |
+| `history` | as on the index |
+| `feed`, `changesData` | links to `feed.xml` and `data/changes.json` |
+
+A build: `build` (`2`), `anchor` (`build-2`, its `id`; the feed links to it), `title` (`Build
+2`, the `buildNumber` label), `date`, `dateText`, `latest` (the newest of all), `count`,
+`summary` (`9 changes`), `more` (`and 12 more` past 1,000 changes, else `false`), and `groups`,
+one per kind of change in this order: to-dos added, completed, reopened, priority changed, text
+changed, removed; possessions added, photo changed, renamed, description changed, removed;
+contacts added, renamed, address or phone changed, removed. A group is `{kind, label, count,
+items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-priority`,
+`todo-text`, `todo-removed`, `possession-added`, `possession-photo`, `possession-name`,
+`possession-description`, `possession-removed`, `contact-added`, `contact-name`,
+`contact-details` or `contact-removed`, and `label` the label of the same name in camel case
+(`todoAdded`: `Tasks added`). Each of `items`, by key:
+
+| variable | example |
+|---|---|
+| `kind` | `todo-priority` |
+| `title` | `Fix the bike`: the text or name now; a removed item's last (`Task 7` when empty) |
+| `url` | `todos/4.html`, or `false` for an item that is no longer in the site |
+| `from`, `to` | `Medium`, `Low` for a priority, the old and new text or name or description; `false` for other kinds |
+| `removed` | whether the item was removed |
+
 ## Labels
 
 `siteTitle`, `tasks`, `board`, `possessions`, `contacts`, `high`, `medium`, `low`,
@@ -674,7 +761,12 @@ start with a letter).
 `previous`, `next`, `page`, `pages`, `of`, `task`, `photo`, `photoOf`, `noPhoto`,
 `description`, `name`, `address`, `phone`, `searchByName`, `search`, `noMatches`, `notFound`,
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
-`generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`, `date`.
+`generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
+`date`, `changes`, `latestChanges`, `feed`, `noChanges`, `buildNumber`, `changesCount`,
+`changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
+`todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
+`possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,
+`contactAdded`, `contactName`, `contactDetails`, `contactRemoved`).
 
 Some labels carry their own word order: taskpress fills in their placeholders, in whatever order
 the text has them, and gives the result where it is used:
@@ -686,6 +778,9 @@ the text has them, and gives the result where it is used:
 | `pageOf` | `{current}`, `{total}` | `Page {current} of {total}` | `{current} / {total} ページ` | `pagination.summary` |
 | `pageNumber` | `{n}` | `Page {n}` | `{n}ページ目` | the title of index page 2 on |
 | `photoOf` | `{name}` | `Photo of {name}` | `{name}の写真` | `photo.alt` |
+| `buildNumber` | `{n}` | `Build {n}` | `ビルド {n}` | a build's `title` on `changes.html`, and in the feed |
+| `changesCount` | `{count}` | `{count} changes` | `{count}件の変更` | `summary` (`changesCountOne`, `1 change`, for one) |
+| `moreChanges` | `{n}` | `and {n} more` | `ほか {n}件` | `more` |
 | `date` | `{year}`, `{month}`, `{day}`, `{mm}`, `{dd}` (with a leading zero) | `{year}-{mm}-{dd}` | `{year}年{month}月{day}日` | `site.generatedDate` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`

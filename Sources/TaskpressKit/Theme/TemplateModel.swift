@@ -68,6 +68,29 @@ enum TemplateModel {
     Field("total"), Field("complete"), Field("inProgress"), Field("summary"),
   ])
 
+  /// A change on `changes.html` and in `latestChanges`.
+  static let change: Shape = .object([
+    Field("kind"), Field("title"), Field("url"), Field("from"), Field("to"), Field("removed"),
+  ])
+
+  /// `latestChanges` of the first index page.
+  static let latestChanges: Shape = .object([
+    Field("url"), Field("hasChanges"), Field("build"), Field("date"), Field("dateText"),
+    Field("count"), Field("summary"), Field("more"),
+    Field("kinds", .list(.object([Field("kind"), Field("label"), Field("count")]))),
+    Field("items", .list(change)),
+  ])
+
+  /// `history`: every recorded build, oldest first.
+  static let history: Shape = .list(
+    .object([
+      Field("build"), Field("date"), Field("dateText"), Field("changes"), Field("total"),
+      Field("open"), Field("complete"), Field("possessions"), Field("contacts"),
+      Field(
+        "byPriority",
+        .list(.object([Field("level"), Field("label"), Field("open"), Field("complete")]))),
+    ]))
+
   static let possession = row(
     PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
     optional: ["photo"])
@@ -105,6 +128,34 @@ enum TemplateModel {
                 Field("current", optional: true), Field("gap", optional: true),
               ]))),
         ])),
+      Field("latestChanges", latestChanges, optional: true),
+      Field("history", history, optional: true),
+    ],
+    "changes": [
+      Field(
+        "builds",
+        .list(
+          .object([
+            Field("build"), Field("anchor"), Field("title"), Field("date"), Field("dateText"),
+            Field("latest"), Field("count"), Field("summary"), Field("more"),
+            Field(
+              "groups",
+              .list(
+                .object([
+                  Field("kind"), Field("label"), Field("count"), Field("items", .list(change)),
+                ]))),
+          ]))),
+      Field(
+        "pagination",
+        .object([
+          Field("current"), Field("total"), Field("hasMultiple"), Field("summary"),
+          Field("previous"), Field("next"),
+          Field(
+            "pages",
+            .list(.object([Field("number"), Field("url"), Field("current"), Field("gap")]))),
+        ])),
+      Field("history", history),
+      Field("feed"), Field("changesData"),
     ],
     "board": [
       Field(

@@ -1,0 +1,107 @@
+import Foundation
+import Mustache
+
+extension Build {
+  /// The sources whose changes a build of `options` records.
+  static func comparedSources(_ options: BuildOptions) -> Set<Change.Source> {
+    var sources: Set<Change.Source> = []
+    if options.todos != nil { sources.insert(.todos) }
+    if options.possessions != nil { sources.insert(.possessions) }
+    if options.contacts != nil { sources.insert(.contacts) }
+    return sources
+  }
+
+  /// The previous build: `--previous`, or the site in the output folder.
+  static func readPrevious(_ options: BuildOptions) throws -> PreviousBuild {
+    let site = OutputWriter.trimmed(options.previous ?? options.output)
+    return try PreviousBuild.read(
+      site: site, state: OutputWriter.stateFolder(ofOutput: site),
+      sources: comparedSources(options), explicit: options.previous != nil)
+  }
+
+  /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
+  static func buildDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String {
+    if let date = options.date { return date }
+    if let epoch = sourceDateEpoch.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
+      return BuildDate.format(epoch)
+    }
+    return BuildDate.now()
+  }
+
+  /// Renders the pages that show the record of changes (the first index page and
+  /// `changes.html`), once the photos are named, and adds `data/changes.json`,
+  /// `data/history.json` and `feed.xml`; returns the pages rendered.
+  static func stageChangePages(
+    _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
+    options: BuildOptions, labels: Labels
+  ) throws -> [SitePlan.Page] {
+    let plan = context.plan
+    let pages = [SitePlan.Page.index(1)] + (1...report.pageCount).map(SitePlan.Page.changes)
+    let buffers = RenderBuffers()
+    let output = RenderBuffer(capacity: 64 << 10)
+    var ends: [Int] = []
+    let files = pages.map(plan.file(of:))
+    for (page, file) in zip(pages, files) {
+      try renderer.render(page, file: file, context: context, appendingTo: output, buffers: buffers)
+      ends.append(output.count)
+    }
+    try writer.add(files, contents: UnsafeRawBufferPointer(output.bytes), ends: ends)
+    try writer.add("data/changes.json", bytes: report.changesJSON)
+    try writer.add("data/history.json", bytes: report.historyJSON)
+    try writer.add(
+      "feed.xml",
+      bytes: AtomFeed.xml(
+        report, labels: labels, lang: options.locale.rawValue,
+        siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
+        baseURL: options.baseURL))
+    return pages
+  }
+
+  /// The snapshot, for the state folder, of each source whose data copies are not published
+  /// (the next build compares with it), and nil for the others (whose snapshot is dropped):
+  /// recorded once the commit is done (``recordSnapshots(_:in:)``).
+  static func snapshots(
+    _ options: BuildOptions, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
+    strings: RowStrings
+  ) -> [(name: String, bytes: [UInt8]?)] {
+    Change.Source.allCases.map { source in
+      let name = PreviousBuild.snapshotName(source)
+      let given = comparedSources(options).contains(source)
+      guard given, !options.dataCopies.contains(BuildOptions.DataSource(source)) else {
+        return (name, nil)
+      }
+      let export: ByteBuffer
+      switch source {
+      case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
+      case .possessions:
+        export = DataExport.possessionsJSON(
+          plan.possessions, photoURLs: photoFiles.mapValues(\.path))
+      case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
+      }
+      return (name, Array(export.bytes))
+    }
+  }
+
+  /// Writes `snapshots` into the state folder of `writer`, or removes those that are nil.
+  static func recordSnapshots(
+    _ snapshots: [(name: String, bytes: [UInt8]?)], in writer: OutputWriter
+  ) {
+    for (name, bytes) in snapshots {
+      if let bytes {
+        writer.recordStateFile(name, bytes)
+      } else {
+        writer.removeStateFile(name)
+      }
+    }
+  }
+}
+
+extension BuildOptions.DataSource {
+  init(_ source: Change.Source) {
+    switch source {
+    case .todos: self = .todos
+    case .possessions: self = .possessions
+    case .contacts: self = .contacts
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// What the previous build published, read back to compare with: the data copies
+/// (`data/todos.json`, ...) as its snapshot, or, for a source whose copies are not published,
+/// the snapshot kept in taskpress's state folder beside it; and the history it carried.
+struct PreviousBuild: Sendable {
+  struct Todo: Codable, Sendable, Equatable {
+    var pk: Int64
+    var text: String
+    var priority: Int64?
+    var complete: Bool
+  }
+
+  struct Possession: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var description: String?
+    var photo: String?
+  }
+
+  struct Contact: Codable, Sendable, Equatable {
+    var id: Int64
+    var name: String
+    var address: String?
+    var phone: String?
+  }
+
+  var todos: [Todo]?
+  var possessions: [Possession]?
+  var contacts: [Contact]?
+  var history: HistoryFile?
+  var changes: ChangesFile?
+  /// What could not be compared, as warnings.
+  var warnings: [BuildWarning] = []
+
+  /// Whether there was nothing to compare with: the site's first build.
+  var isEmpty: Bool {
+    todos == nil && possessions == nil && contacts == nil && history == nil
+  }
+
+  /// The name of a source's snapshot in the state folder.
+  static func snapshotName(_ source: Change.Source) -> String { "snapshot-\(source.rawValue).json" }
+
+  /// Reads the previous build in the site folder `site`, whose state folder is `state`, for the
+  /// sources this build publishes. A file that is there but not what taskpress writes is an
+  /// error naming it; a site with no such files is a first build. With `explicit` (the folder
+  /// came from `--previous`), a folder without any is a warning.
+  static func read(
+    site: String, state: String?, sources: Set<Change.Source>, explicit: Bool
+  ) throws -> PreviousBuild {
+    var previous = PreviousBuild()
+    let data = site == "." ? "data/" : site + "/data/"
+    func snapshot<T: Decodable>(_ source: Change.Source, _ type: T.Type) throws -> T? {
+      guard sources.contains(source) else { return nil }
+      if let found = try decode(type, at: data + source.rawValue + ".json", "data") {
+        return found
+      }
+      guard let state else { return nil }
+      return try decode(type, at: state + "/" + snapshotName(source), "data")
+    }
+    previous.todos = try snapshot(.todos, [Todo].self)
+    previous.possessions = try snapshot(.possessions, [Possession].self)
+    previous.contacts = try snapshot(.contacts, [Contact].self)
+    if let history = try decode(HistoryFile.self, at: data + "history.json", "history") {
+      guard history.format == HistoryFile.currentFormat else {
+        throw unreadable(
+          data + "history.json", "history",
+          "its format is '\(history.format)', not '\(HistoryFile.currentFormat)'")
+      }
+      previous.history = history
+    }
+    if let changes = try decode(ChangesFile.self, at: data + "changes.json", "changes") {
+      guard changes.format == ChangesFile.currentFormat else {
+        throw unreadable(
+          data + "changes.json", "changes",
+          "its format is '\(changes.format)', not '\(ChangesFile.currentFormat)'")
+      }
+      previous.changes = changes
+    }
+    // A source the last recorded build had but whose snapshot is gone is not compared.
+    let last = previous.history?.builds.last
+    for (source, had, found) in [
+      (Change.Source.todos, last?.todos != nil, previous.todos != nil),
+      (.possessions, last?.possessions != nil, previous.possessions != nil),
+      (.contacts, last?.contacts != nil, previous.contacts != nil),
+    ] where sources.contains(source) && had && !found {
+      previous.warnings.append(
+        BuildWarning(
+          file: data + source.rawValue + ".json",
+          message:
+            "the previous build's \(source.rawValue) are not there (nor a snapshot in its state "
+            + "folder), so their changes are not recorded this time; publish their data copies "
+            + "(--data) to compare with a copy of the site"))
+    }
+    if explicit, previous.isEmpty {
+      previous.warnings.append(
+        BuildWarning(
+          file: site,
+          message:
+            "holds no data of a taskpress build (data/history.json, data/todos.json, ...), so "
+            + "the history of changes starts with this build"))
+    }
+    return previous
+  }
+
+  /// The file at `path` decoded as `T`; nil when there is no such file.
+  private static func decode<T: Decodable>(_ type: T.Type, at path: String, _ what: String) throws
+    -> T?
+  {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+    let bytes: Data
+    do {
+      guard !isFolder.boolValue else { throw CocoaError(.fileReadUnknown) }
+      bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw unreadable(path, what, "it cannot be read")
+    }
+    do {
+      return try JSONDecoder().decode(type, from: bytes)
+    } catch let error as DecodingError {
+      throw unreadable(path, what, describe(error))
+    }
+  }
+
+  private static func unreadable(_ path: String, _ what: String, _ detail: String) -> BuildError {
+    BuildError(
+      "\(path): not the previous build's \(what) as taskpress writes it (\(detail)); delete it "
+        + "to start the record of changes afresh, or give --previous a copy of the last "
+        + "published site")
+  }
+
+  /// A decoding error in a few words, naming where in the file.
+  static func describe(_ error: DecodingError) -> String {
+    func place(_ path: [any CodingKey]) -> String {
+      var text = ""
+      for key in path {
+        if let index = key.intValue {
+          text += "[\(index)]"
+        } else {
+          text += text.isEmpty ? key.stringValue : "." + key.stringValue
+        }
+      }
+      return text.isEmpty ? "the top level" : "'\(text)'"
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+      return "\(place(context.codingPath)) has no '\(key.stringValue)'"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+      return "\(place(context.codingPath)) is not what taskpress writes there"
+    case .dataCorrupted(let context):
+      return context.codingPath.isEmpty
+        ? "not valid JSON" : "\(place(context.codingPath)) is not what taskpress writes there"
+    @unknown default:
+      return "not valid JSON"
+    }
+  }
+}
