@@ -17,11 +17,20 @@ let package = Package(
       pkgConfig: "libcmark",
       providers: [.apt(["libcmark-dev"])]
     ),
+    // libvips' headers; GLib's pkg-config gives the include paths they need without linking
+    // libvips, which CVipsShim loads with dlopen the first time a photo must be decoded.
+    .systemLibrary(
+      name: "CVips",
+      pkgConfig: "glib-2.0",
+      providers: [.apt(["libvips-dev"])]
+    ),
+    // The few libvips calls the photos make, behind a small non-variadic C API.
+    .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     .target(name: "Mustache"),
     .target(
       name: "TaskpressKit",
-      dependencies: ["SQLite", "Mustache", "CCmark"],
+      dependencies: ["SQLite", "Mustache", "CCmark", "CVipsShim"],
       resources: []
     ),
     .target(name: "Server"),
@@ -36,7 +45,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressKitTests",
-      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark"],
+      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim"],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(

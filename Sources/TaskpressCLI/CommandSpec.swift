@@ -108,6 +108,12 @@ enum Specs {
       OptionSpec(
         name: "history-limit", valueName: "<n>", help: "Builds the history of changes keeps.",
         defaultText: "100"),
+      OptionSpec(
+        name: "max-photo-pixels", valueName: "<n>",
+        help: "Photos with more pixels are not decoded (a warning).", defaultText: "200000000"),
+      OptionSpec(
+        name: "keep-photo-metadata",
+        help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
       help,
     ])
 

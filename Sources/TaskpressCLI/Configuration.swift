@@ -180,6 +180,12 @@ enum Configuration {
       options.jobs = jobs
     case "pretty-urls": options.prettyURLs = value == "true"
     case "strict": options.strict = value == "true"
+    case "max-photo-pixels":
+      guard let pixels = Int(value), pixels >= 1 else {
+        throw UsageError("\(source): invalid value '\(value)': expected a whole number, 1 or more")
+      }
+      options.maxPhotoPixels = pixels
+    case "keep-photo-metadata": options.keepPhotoMetadata = value == "true"
     case "quiet": options.quiet = value == "true"
     case "title": options.title = try nonEmpty()
     case "data":

@@ -31,15 +31,21 @@ import Testing
     #expect(bad.stderr == "error: bad.html:1:1: section 'a' is never closed\n")
   }
 
-  /// A possessions database with one photo of `bytes` bytes (a PNG header, then zeros).
+  /// A possessions database with one photo of `bytes` bytes: a real 3×2 PNG with a private
+  /// chunk of zeros.
   private func photoDatabase(_ path: String, bytes: Int) throws {
-    let png = SafetyFixtures.pngHeader
+    let png = TestPNG.make()
+    let zeros = bytes - png.count - 12
+    let header = TestPNG.hex(Array(png[..<33]))
+    let rest = TestPNG.hex(Array(png[33...]))
+    let length = TestPNG.hex(TestPNG.bigEndian(UInt32(zeros)))
+    let crc = TestPNG.hex(TestPNG.bigEndian(TestPNG.crcOfZeroChunk("prVt", count: zeros)))
     try Database.createForTesting(
       at: path,
       sql: """
         CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
-        INSERT INTO possessions VALUES
-          (1, 'photo', '', CAST(X'\(png)' || zeroblob(\(bytes - png.count / 2)) AS BLOB));
+        INSERT INTO possessions VALUES (1, 'photo', '', CAST(
+          X'\(header)\(length)70725674' || zeroblob(\(zeros)) || X'\(crc)\(rest)' AS BLOB));
         """)
   }
 
@@ -108,11 +114,9 @@ import Testing
         ], in: folder
       ).wait()
       try #require(result.status == 0, "\(result.stderr)")
+      // Decoded (streamed) into its one rendition, at its own width.
       let photos = try FileManager.default.contentsOfDirectory(atPath: site + "/photos")
-      let size =
-        try FileManager.default.attributesOfItem(atPath: site + "/photos/" + photos[0])[
-          .size] as? Int
-      #expect(size == bytes)
+      #expect(photos.count == 1 && photos[0].hasSuffix("-3w.webp"), "\(photos)")
       let text = try String(contentsOfFile: peak, encoding: .utf8)
       peaks[bytes] = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
     }

@@ -153,21 +153,19 @@ enum SafetyFixtures {
         """)
   }
 
-  /// A PNG header of a 3×2 image; the sniffer reads no further.
-  static let pngHeader = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
-
-  /// A possessions database with `count` rows, each with a different photo of `photoBytes`
-  /// bytes (a PNG header, then random bytes).
+  /// A possessions database with `count` rows, each with a different photo of about
+  /// `photoBytes` bytes (a real 3×2 PNG with a private chunk of random bytes).
   static func possessions(at path: String, count: Int, photoBytes: Int) throws {
+    let rows = (1...count).map { i in
+      let png = TestPNG.make(seed: i, padding: max(1, photoBytes - 80))
+      return "(\(i), 'thing \(i)', 'described', X'\(TestPNG.hex(png))')"
+    }
     try Database.createForTesting(
       at: path,
       sql: """
         BEGIN;
         CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
-        INSERT INTO possessions SELECT i, 'thing ' || i, 'described',
-          CAST(X'\(pngHeader)' || randomblob(\(max(1, photoBytes - pngHeader.count / 2))) AS BLOB)
-          FROM n;
+        INSERT INTO possessions VALUES \(rows.joined(separator: ", "));
         COMMIT;
         """)
   }

@@ -42,12 +42,11 @@ import Testing
 
     // Photos are staged while the to-dos are read: a build that fails after that leaves none.
     let photos = folder + "/photos.sqlite"
-    let png = "89504E470D0A1A0A0000000D4948445200000003000000020806000000"
     try Database.createForTesting(
       at: photos,
       sql: "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo);"
         + "INSERT INTO possessions VALUES "
-        + (1...300).map { "(\($0), 'P\($0)', '', X'\(png)\(String(format: "%04X", $0))')" }
+        + (1...300).map { "(\($0), 'P\($0)', '', X'\(TestPNG.hex(TestPNG.make(seed: $0)))')" }
         .joined(separator: ", ") + ";")
 
     let notChanged = "the site in '\(site)' was not changed\n"

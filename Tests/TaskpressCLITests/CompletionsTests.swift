@@ -67,14 +67,17 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
       return
     }
     #expect(result.status == 0)
+    let buildOptions: Substring =
+      "--config --todos --possessions --contacts --templates --output --base-url --locale"
+      + " --page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title --data"
+      + " --noindex --csv-bom --previous --date --history-limit --max-photo-pixels"
+      + " --keep-photo-metadata --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",
         "build init render check serve completions help --help -h --version",
         "build",
-        "--config --todos --possessions --contacts --templates --output --base-url --locale"
-          + " --page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title"
-          + " --data --noindex --csv-bom --previous --date --history-limit --help",
+        buildOptions,
         "--possessions --page-size --pretty-urls --previous",
         "en ja",
         "site",

@@ -183,13 +183,14 @@ import Testing
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
     let database = folder.sub("possessions.sqlite")
-    let png = SiteBuildTests.pngHeader
+    // Real PNGs, different for each seed (a photo that does not decode is not published).
+    let png = { (seed: Int) in SiteBuildTests.png(seed) }
     try Database.createForTesting(
       at: database,
       sql: """
         CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
-        INSERT INTO possessions VALUES (1, 'Lamp', 'brass', X'\(png)0001'),
-          (2, 'Chair', 'oak', X'\(png)0002'), (3, 'Desk', '', NULL), (4, 'Rug', 'red', NULL);
+        INSERT INTO possessions VALUES (1, 'Lamp', 'brass', X'\(png(1))'),
+          (2, 'Chair', 'oak', X'\(png(2))'), (3, 'Desk', '', NULL), (4, 'Rug', 'red', NULL);
         """)
     var options = BuildOptions()
     options.possessions = database
@@ -200,7 +201,7 @@ import Testing
       database,
       """
       INSERT INTO possessions VALUES (5, 'Clock', '', NULL);
-      UPDATE possessions SET photo = X'\(png)0009' WHERE id = 1;
+      UPDATE possessions SET photo = X'\(png(9))' WHERE id = 1;
       UPDATE possessions SET name = 'Armchair' WHERE id = 2;
       UPDATE possessions SET description = 'walnut' WHERE id = 3;
       DELETE FROM possessions WHERE id = 4;

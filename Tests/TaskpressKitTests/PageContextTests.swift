@@ -284,13 +284,14 @@ import Testing
       guard case .computed(let possession)? = values["possession"],
         case .computed(let photo)? = possession.object.value(forKey: "photo")
       else { return [:] }
-      #expect(photo.object.keys.count == 6)
+      #expect(photo.object.keys.count == 8)
       return photo.object.dictionary
     }
     #expect(
       fields(0) == [
         "url": "../photos/p0.png", "alt": "Photo 1", "width": 640, "height": 480,
-        "thumbWidth": 320, "thumbHeight": 240,
+        "thumbWidth": 320, "thumbHeight": 240, "thumbUrl": "../photos/p0.png",
+        "srcset": "../photos/p0.png",
       ])
     #expect(fields(1)["alt"] == "Photo of Lamp 1")
     #expect(fields(1)["thumbWidth"] == 32)
@@ -300,6 +301,29 @@ import Testing
     #expect(fields(3)["width"] == 320)
     #expect(fields(3)["thumbHeight"] == 320)
     #expect(fields(4)["thumbWidth"] == 1)
+
+    // With renditions: the narrowest for the gallery, all of them in `srcset`.
+    files[1] = PageContext.PhotoFile(
+      path: "photos/a-640.webp", width: 640, height: 480,
+      renditions: [
+        .init(path: "photos/a-320.webp", width: 320, height: 240),
+        .init(path: "photos/a-640.webp", width: 640, height: 480),
+      ])
+    let withRenditions = PageContext(
+      plan: plan, labels: .builtIn(.en), lang: "en", baseURL: nil, generated: nil,
+      photoFiles: files)
+    let values = withRenditions.values(for: .possession(0))
+    guard case .computed(let possession)? = values["possession"],
+      case .computed(let photo)? = possession.object.value(forKey: "photo")
+    else {
+      Issue.record("no photo")
+      return
+    }
+    #expect(photo.object.value(forKey: "thumbUrl") == "../photos/a-320.webp")
+    #expect(
+      photo.object.value(forKey: "srcset")
+        == "../photos/a-320.webp 320w, ../photos/a-640.webp 640w")
+    #expect(photo.object.value(forKey: "url") == "../photos/a-640.webp")
   }
 
   static func context(contacts names: [String]) -> PageContext {

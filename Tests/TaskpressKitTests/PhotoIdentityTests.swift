@@ -41,16 +41,16 @@ import Testing
 
   @Test("two photos whose 64-bit hashes collide are two files, each on its own page")
   func collision() throws {
-    // The safety tests' PNG, padded to a stripe, then room for the crafted words.
-    var png: [UInt8] = stride(from: 0, to: SiteSafetyTests.photo.count, by: 2).map {
-      let start = SiteSafetyTests.photo.index(SiteSafetyTests.photo.startIndex, offsetBy: $0)
-      return UInt8(
-        SiteSafetyTests.photo[start..<SiteSafetyTests.photo.index(start, offsetBy: 2)], radix: 16)
-        ?? 0
-    }
-    let offset = (png.count + 31) / 32 * 32
-    png += [UInt8](repeating: 0, count: offset + 96 - png.count)
-    let (first, second) = Self.collision(png, at: offset)
+    // A small JPEG of the fixtures, with an APP0 segment (which is published as stored) that
+    // holds the crafted words at bytes 32 to 96.
+    let fixtures = try FixtureFolder()
+    var jpeg: [UInt8] = []
+    try Database(path: try fixtures.database("photos")).prepare(
+      "SELECT photo FROM possessions WHERE id = 2"
+    ).forEachRow { row in jpeg = row.bytes(at: 0) ?? [] }
+    #expect(jpeg.starts(with: [0xFF, 0xD8]))
+    let app0: [UInt8] = [0xFF, 0xE0, 0x00, 2 + 90] + [UInt8](repeating: 0x41, count: 90)
+    let (first, second) = Self.collision([0xFF, 0xD8] + app0 + jpeg.dropFirst(2), at: 32)
     #expect(first != second)
     #expect(ContentHash(of: first) == ContentHash(of: second))
 
@@ -73,15 +73,15 @@ import Testing
     let site = Tree.contents(options.output)
     let photos = site.filter { $0.key.hasPrefix("photos/") }
     let hash = ContentHash(of: first).hex
-    #expect(Set(photos.keys) == ["photos/\(hash).png", "photos/\(hash)-2.png"])
-    #expect(photos["photos/\(hash).png"] == first)
-    #expect(photos["photos/\(hash)-2.png"] == second)
+    #expect(Set(photos.keys) == ["photos/\(hash).jpg", "photos/\(hash)-2.jpg"])
+    #expect(photos["photos/\(hash).jpg"] == first)
+    #expect(photos["photos/\(hash)-2.jpg"] == second)
     func page(_ id: Int) -> String {
       String(decoding: site["possessions/\(id).html"] ?? [], as: UTF8.self)
     }
-    #expect(page(1).contains("../photos/\(hash).png"))
-    #expect(page(2).contains("../photos/\(hash)-2.png"))
-    #expect(!page(2).contains("../photos/\(hash).png"))
-    #expect(page(3).contains("../photos/\(hash).png"), "the same bytes are still one file")
+    #expect(page(1).contains("../photos/\(hash).jpg"))
+    #expect(page(2).contains("../photos/\(hash)-2.jpg"))
+    #expect(!page(2).contains("../photos/\(hash).jpg"))
+    #expect(page(3).contains("../photos/\(hash).jpg"), "the same bytes are still one file")
   }
 }

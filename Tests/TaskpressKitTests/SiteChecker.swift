@@ -182,6 +182,22 @@ struct SiteChecker {
         if name == "style" { report("a <style> element") }
         for key in ["href", "src", "action", "formaction", "srcset", "poster", "data"] {
           guard let url = values[key] else { continue }
+          if key == "srcset" {
+            // Candidates `URL 320w, URL 640w`: each URL is checked.
+            for candidate in url.split(separator: ",") {
+              let parts = candidate.split(separator: " ")
+              guard parts.count == 2, let width = parts[1].dropLast().nonEmptyInt,
+                parts[1].hasSuffix("w"), width > 0
+              else {
+                report("<\(name) srcset> has a candidate '\(candidate)' that is not 'URL 123w'")
+                continue
+              }
+              checkURL(
+                String(parts[0]), attribute: key, element: name, from: page.file, ids: ids,
+                report: report)
+            }
+            continue
+          }
           if name == "link", values["rel"] == "canonical", key == "href" {
             if !url.hasPrefix(baseURL) { report("the canonical link '\(url)' is off the site") }
             continue
@@ -269,4 +285,8 @@ struct SiteChecker {
       report("\(describe) points at an id that '\(target)' does not have")
     }
   }
+}
+
+extension Substring {
+  fileprivate var nonEmptyInt: Int? { isEmpty ? nil : Int(self) }
 }

@@ -70,6 +70,7 @@ public enum Build {
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
+    let photoSettings = try PhotoSettings(theme: theme, options: options)
 
     let writer = try OutputWriter(root: options.output, interrupt: interrupt)
     writer.commitStepLimit = commitStepLimit
@@ -133,6 +134,7 @@ public enum Build {
       }
     }
     let staging = StagingState()
+    let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -167,12 +169,13 @@ public enum Build {
         nonisolated(unsafe) let source = source
         let stagePhotos: @Sendable () -> Void = {
           do {
-            let files = try exportPhotos(
-              possessions, from: source, to: writer,
+            let (files, warnings, decoded) = try exportPhotos(
+              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping
               })
+            photoWarnings.withLock { $0 = (warnings, decoded) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -212,10 +215,23 @@ public enum Build {
     }
     if let otherError { throw otherError }
     warnings += possessionWarnings + contactWarnings
-    let sourceWarnings = Array(warnings.dropFirst(themeWarnings.count))
+    var sourceWarnings = Array(warnings.dropFirst(themeWarnings.count))
+    if unchanged, let recorded = previousRecord?.sourceWarnings,
+      recorded.starts(with: sourceWarnings)
+    {
+      // The photos' warnings, recorded after the databases' ones: the photos were not read.
+      warnings += recorded.dropFirst(sourceWarnings.count)
+      sourceWarnings = recorded
+    }
     // The previous build, to compare with (not needed when nothing changed); what it lacks is
     // warned about, but not recorded with the sources' warnings.
     let previous = unchanged ? PreviousBuild() : try readPrevious(options)
+    if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
+      // The build fails: it says so with the photos' warnings too, as a build without
+      // --strict would list them.
+      stagingPhotos.wait()
+      warnings += photoWarnings.withLock { $0.warnings }
+    }
     try report(warnings + previous.warnings)
     if unchanged, var recorded = previousRecord {
       if recorded.sourceWarnings != sourceWarnings {
@@ -254,6 +270,19 @@ public enum Build {
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
       try possessionSource?.checkSnapshot()
+      // The photos' warnings come once they are published (they need decoding).
+      let (photoProblems, decoded) = photoWarnings.withLock { $0 }
+      summary.photosDecoded = decoded
+      for warning in photoProblems {
+        reporter.warning(warning)
+      }
+      summary.warnings += photoProblems.count
+      // Recorded with the databases' warnings, for a rebuild that reads nothing.
+      sourceWarnings += photoProblems
+      if options.strict, !photoProblems.isEmpty {
+        let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
+        throw BuildError("\(count) and --strict is set; the site was not changed")
+      }
 
       // The changes since the previous build, and the pages that show them.
       let report = ChangeReport.make(

@@ -83,6 +83,10 @@ public struct BuildOptions: Sendable, Equatable {
     case possessions
     case contacts
   }
+  /// Photos with more pixels than this are a warning and are not decoded.
+  public var maxPhotoPixels: Int = 200_000_000
+  /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
+  public var keepPhotoMetadata: Bool = false
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all

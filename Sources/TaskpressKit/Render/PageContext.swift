@@ -40,11 +40,13 @@ struct PageContext: Sendable {
     return recorded.isEmpty ? [thisBuild] : recorded
   }
 
-  /// An exported photo: its file in the site and its size in pixels.
+  /// An exported photo: its largest file in the site and its size in pixels, and all its
+  /// files (renditions), narrowest first.
   struct PhotoFile: Sendable, Equatable {
     var path: String
     var width: Int?
     var height: Int?
+    var renditions: [PublishedPhoto.Rendition] = []
   }
 
   init(

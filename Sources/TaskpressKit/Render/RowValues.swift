@@ -108,9 +108,18 @@ struct PhotoValue: TemplateRow {
   let photo: PageContext.PhotoFile
 
   enum Field: String, TemplateField {
-    case url, alt, width, height, thumbWidth, thumbHeight
+    case url, alt, width, height, thumbWidth, thumbHeight, thumbUrl, srcset
     static let table = FieldTable(Self.self)
   }
+
+  /// Every file of the photo with its width, for `srcset`: `../photos/a-320.webp 320w, ...`.
+  private var srcset: String {
+    guard !photo.renditions.isEmpty else { return links.photo(photo.path) }
+    return photo.renditions.map { "\(links.photo($0.path)) \($0.width)w" }.joined(separator: ", ")
+  }
+
+  /// The narrowest file of the photo, for the gallery.
+  private var thumbnailPath: String { photo.renditions.first?.path ?? photo.path }
 
   /// The size of the largest side of a thumbnail.
   static let thumbnailSide = 320
@@ -137,6 +146,9 @@ struct PhotoValue: TemplateRow {
     case .height: sink.number(Int64(height), body)
     case .thumbWidth: sink.number(thumbnail(width), body)
     case .thumbHeight: sink.number(thumbnail(height), body)
+    case .thumbUrl:
+      sink.text({ links.photo(thumbnailPath) }, bytes: { _ = links.photo(thumbnailPath, body) })
+    case .srcset: sink.text(srcset, body)
     }
   }
 }

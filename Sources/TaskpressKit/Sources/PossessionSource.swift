@@ -155,6 +155,23 @@ public final class PossessionSource {
     }
   }
 
+  /// Up to `count` bytes of a photo from `offset` (fewer at its end), for a decoder that reads
+  /// it piece by piece.
+  public func readPhoto(_ photo: PhotoInfo, offset: Int, count: Int) throws -> [UInt8] {
+    guard rowidName != nil else {
+      return try withKeyedPhoto(photo.row) { bytes in
+        let start = min(max(0, offset), bytes.count)
+        return [UInt8](bytes[start..<min(bytes.count, start + max(0, count))])
+      }
+    }
+    do {
+      let blob = try blob(&photoBlob, rowid: photo.row)
+      return try blob.read(offset: offset, count: count)
+    } catch let error as SQLiteError {
+      throw SourceError(error)
+    }
+  }
+
   /// The whole photo in memory, read straight into one array: for photos small enough to hold
   /// (`Build.photoBufferLimit`); larger ones are streamed.
   public func readPhoto(_ photo: PhotoInfo) throws -> [UInt8] {

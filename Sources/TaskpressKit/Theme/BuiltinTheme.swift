@@ -705,12 +705,16 @@ details summary { cursor: pointer; color: var(--accent); }
 {{#pagination.pages}}{{#gap}}… {{/gap}}{{^gap}}{{#current}}**{{number}}**{{/current}}{{^current}}[{{number}}]({{url}}){{/current}} {{/gap}}{{/pagination.pages}}
 
 """#,
+    "photos.json": #"""
+{"widths": [240, 640, 1024, 1600]}
+
+"""#,
     "possession.html": #"""
 <article class="possession">
 <h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
-<img src="{{url}}" alt="{{alt}}" width="{{width}}" height="{{height}}">
+<img src="{{url}}" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem" alt="{{alt}}" width="{{width}}" height="{{height}}">
 </figure>
 {{/possession.photo}}
 {{^possession.photo}}
@@ -731,7 +735,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <li class="item">
 <a href="{{url}}">
 {{#photo}}
-<img src="{{url}}" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
+<img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 40rem) 90vw, 13rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
 {{/photo}}
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
@@ -954,12 +958,26 @@ this page in index order; `pagination` as on the index, linking the list's pages
 | `name`, `title`, `text` | `Film camera` (`title` and `text` fall back to `Possessions 3` when the name is empty) |
 | `description` | the description as stored (HTML-escape it; `.md` templates may use `{{{description}}}` to read it as Markdown) |
 | `url` | `possessions/3.html` |
-| `photo.url` | `../photos/d17cfca602c84070.png` |
+| `photo.url` | `../photos/9f2c…e1-1600.webp`: the widest file of the photo |
+| `photo.thumbUrl` | `../photos/9f2c…e1-320.webp`: the narrowest |
+| `photo.srcset` | `../photos/9f2c…e1-320.webp 320w, ../photos/9f2c…e1-640.webp 640w, …`: every file with its width, for `srcset` |
 | `photo.alt` | `Photo of Film camera` |
-| `photo.width`, `photo.height` | from the image's header (`320` when the format does not say) |
+| `photo.width`, `photo.height` | the size of `photo.url` in pixels |
 | `photo.thumbWidth`, `photo.thumbHeight` | the size scaled to fit 320 × 320 |
 
-`photo` is absent when the possession has no photo (or its blob is not an image).
+`photo` is absent when the possession has no photo, or its blob is not an image or does not
+decode (the build warns).
+
+The widths of a photo's files are set by the theme's `photos.json`:
+`{"widths": [240, 640, 1024, 1600]}` (whole numbers from 16 to 8192). A photo gets a WebP file
+for each width smaller than it and one at its own width when it is smaller than the widest; a
+JPEG, PNG or WebP no wider than the second width (and upright), and an upright JPEG, PNG, WebP
+or GIF of at most 64 KB whatever its width, is published as stored (without its metadata, GIFs
+animated as stored), as its one file for every size: `photo.srcset` has one entry and
+`photo.width`, `photo.height` are its own. Give `sizes` in the template to say how wide the image is shown, so that the
+browser picks the smallest file that is sharp enough: the built-in gallery says
+`sizes="(max-width: 40rem) 90vw, 13rem"` (a thumbnail is at most about 13rem wide on a wide
+screen), so that a desktop browser loads the 240 px files.
 
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
 

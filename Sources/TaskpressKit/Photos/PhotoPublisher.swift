@@ -1,0 +1,370 @@
+import CVipsShim
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A photo as the site shows it: its files, narrowest first.
+struct PublishedPhoto: Sendable, Equatable {
+  struct Rendition: Sendable, Equatable {
+    /// The file in the site, `photos/NAME`.
+    var path: String
+    var width: Int
+    var height: Int
+  }
+
+  var renditions: [Rendition]
+}
+
+/// Publishes the photos of possessions: each distinct photo once, as stored with its metadata
+/// cut out when it is small enough to need no rendition (no wider than the second width, or at
+/// most 64 KB) and its format allows, otherwise as renditions at the theme's widths made by
+/// libvips. A photo that does not decode is a warning and gets no file; renditions already in
+/// the site are kept, not decoded again.
+///
+/// A photo is named by its 64-bit `ContentHash`. Two photos are one file only when their bytes
+/// are the same: a photo whose hash names one of other bytes (a collision, which a crafted photo
+/// can make) is named `HASH-2`, `HASH-3`, ... instead, so no page shows another row's photo.
+final class PhotoPublisher: Sendable {
+  let settings: PhotoSettings
+  /// Used by one thread at a time (`sourceLock`).
+  nonisolated(unsafe) let source: PossessionSource
+  let writer: OutputWriter
+  private let sourceLock = Mutex(())
+  /// Photos decoded so far (a rebuild that finds their renditions in the site decodes none).
+  let photosDecoded = Atomic(0)
+  /// The renditions the previous build wrote, by their photo's key: path and width.
+  private let previousRenditions: [String: [(path: String, width: Int)]]
+
+  /// Photos up to this size are read whole into memory; larger ones are streamed from the
+  /// database each time, so memory does not grow with their size.
+  static let bufferLimit = 1 << 20
+
+  init(settings: PhotoSettings, source: PossessionSource, writer: OutputWriter) {
+    self.settings = settings
+    self.source = source
+    self.writer = writer
+    var previous: [String: [(path: String, width: Int)]] = [:]
+    for path in writer.previous.files.keys {
+      guard let (key, width) = Self.renditionName(path) else { continue }
+      previous[key, default: []].append((path, width))
+    }
+    previousRenditions = previous.mapValues { $0.sorted { $0.width < $1.width } }
+  }
+
+  /// Publishes the photos of `possessions`: names them and publishes the small ones here, and
+  /// makes the renditions of the others on up to `jobs` threads (libvips is told to use one
+  /// thread per photo); returns them by possession id, and a warning for each possession whose
+  /// photo could not be published. Stops, with an empty result, when `stopping` says so.
+  func publish(
+    _ possessions: [Possession], jobs: Int, stopping: @escaping @Sendable () -> Bool
+  ) throws -> (photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+    /// The photo each name was given to.
+    var owners: [String: PhotoInfo] = [:]
+    /// Each possession's photo name, in order.
+    var named: [(id: Int64, name: String)] = []
+    var outcomes: [String: Result<PublishedPhoto, Vips.Failure>] = [:]
+    /// The distinct photos that need decoding.
+    var decode: [(name: String, photo: PhotoInfo)] = []
+
+    for possession in possessions {
+      guard let photo = possession.photo else { continue }
+      if stopping() { return ([:], []) }
+      let small = photo.byteCount <= Self.bufferLimit
+      let bytes = small ? try sourceLock.withLock { _ in try source.readPhoto(photo) } : nil
+      let hash = try bytes.map { ContentHash(of: $0) } ?? streamedHash(photo)
+      var name = hash.hex
+      var number = 1
+      var isNew = true
+      while let owner = owners[name] {
+        if try same(owner, photo, bytes: bytes) {
+          isNew = false
+          break
+        }
+        number += 1
+        name = "\(hash.hex)-\(number)"
+      }
+      named.append((possession.id, name))
+      guard isNew else { continue }
+      owners[name] = photo
+      if let bytes, let kept = try publishAsStored(photo, name: name, bytes: bytes, hash: hash) {
+        outcomes[name] = kept
+      } else if let kept = try previousRenditions(of: photo, name: name) {
+        outcomes[name] = .success(kept)
+      } else {
+        decode.append((name, photo))
+      }
+    }
+
+    let decoded = try makeRenditions(decode, jobs: jobs, stopping: stopping)
+    if stopping() { return ([:], []) }
+    outcomes.merge(decoded) { first, _ in first }
+
+    var photos: [Int64: PublishedPhoto] = [:]
+    var warnings: [BuildWarning] = []
+    for (id, name) in named {
+      switch outcomes[name] {
+      case .success(let published): photos[id] = published
+      case .failure(let failure):
+        warnings.append(
+          BuildWarning(
+            file: source.path, location: "possessions id=\(id)",
+            message: "photo not published: \(failure.reason); the pages show no photo"))
+      case nil: continue
+      }
+    }
+    return (photos, warnings)
+  }
+
+  // MARK: - Names
+
+  /// The `ContentHash` of a photo too large to hold, streamed from the database.
+  private func streamedHash(_ photo: PhotoInfo) throws -> ContentHash {
+    var hasher = ContentHasher()
+    try sourceLock.withLock { _ in try source.streamPhoto(photo) { hasher.update($0) } }
+    return hasher.finalize()
+  }
+
+  /// Whether two photos have the same bytes (read again: a hash matches rarely).
+  private func same(_ owner: PhotoInfo, _ photo: PhotoInfo, bytes: [UInt8]?) throws -> Bool {
+    guard owner.row != photo.row else { return true }
+    guard owner.byteCount == photo.byteCount else { return false }
+    return try sourceLock.withLock { _ in
+      try source.readPhoto(owner) == (bytes ?? source.readPhoto(photo))
+    }
+  }
+
+  /// The key of the renditions of the photo named `name`: besides its content (the name), what
+  /// decides their bytes (its size, the widths, the quality, the metadata switch and the
+  /// libvips version), hashed into 16 hexadecimal digits.
+  private func renditionKey(_ photo: PhotoInfo, name: String) -> String {
+    ContentHash.hex(of: Array("\(name) \(photo.byteCount) \(settings.renditionKey)".utf8))
+  }
+
+  /// The key and width of `path` when it names a rendition, `photos/KEY-WIDTHw.webp`.
+  private static func renditionName(_ path: String) -> (key: String, width: Int)? {
+    guard path.hasPrefix("photos/"), path.hasSuffix("w.webp") else { return nil }
+    let parts = path.dropFirst(7).dropLast(6).split(separator: "-")
+    guard parts.count == 2, parts[0].utf8.count == 16, let width = Int(parts[1]) else {
+      return nil
+    }
+    return (String(parts[0]), width)
+  }
+
+  /// The path of the rendition `width` pixels wide of the photo whose key is `key`.
+  private static func renditionPath(_ key: String, _ width: Int) -> String {
+    "photos/\(key)-\(width)w.webp"
+  }
+
+  // MARK: - Renditions
+
+  /// Makes the renditions of `photos` on up to `jobs` threads; their outcomes by name.
+  private func makeRenditions(
+    _ photos: [(name: String, photo: PhotoInfo)], jobs: Int,
+    stopping: @escaping @Sendable () -> Bool
+  ) throws -> [String: Result<PublishedPhoto, Vips.Failure>] {
+    guard !photos.isEmpty else { return [:] }
+    struct Shared {
+      var outcomes: [String: Result<PublishedPhoto, Vips.Failure>] = [:]
+      var error: (any Error)?
+    }
+    let shared = Mutex(Shared())
+    let next = Atomic(0)
+    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, photos.count))) { _ in
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < photos.count, !stopping(), shared.withLock({ $0.error == nil }) else {
+          return
+        }
+        do {
+          let (name, photo) = photos[index]
+          let outcome = try makeRenditions(photo, name: name)
+          shared.withLock { $0.outcomes[name] = outcome }
+        } catch {
+          shared.withLock { $0.error = $0.error ?? error }
+          return
+        }
+      }
+    }
+    let state = shared.withLock { $0 }
+    if let error = state.error { throw error }
+    return state.outcomes
+  }
+
+  /// Makes the renditions of one photo, from one decode; a photo that cannot be published is a
+  /// failure with the reason, and nothing of it is added to the site.
+  private func makeRenditions(_ photo: PhotoInfo, name: String) throws -> Result<
+    PublishedPhoto, Vips.Failure
+  > {
+    let loader: tpv_format
+    let reader: PhotoBytes
+    if photo.format == .bmp {
+      do {
+        (loader, reader) = try bmpAsPPM(photo)
+      } catch let failure as Vips.Failure {
+        return .failure(failure)
+      }
+    } else if let format = Vips.loader(photo.format) {
+      loader = format
+      reader =
+        photo.byteCount <= Self.bufferLimit
+        ? PhotoBytes(try sourceLock.withLock { _ in try source.readPhoto(photo) })
+        : streamed(photo)
+    } else {
+      return .failure(
+        Vips.Failure(
+          reason:
+            "\(photo.format.rawValue.uppercased()) cannot be decoded without ImageMagick, "
+            + "which taskpress does not use; store the photo as JPEG or PNG"))
+    }
+    do {
+      let header = try Vips.header(loader, reader)
+      let pixels = header.width * header.height
+      guard pixels <= settings.maxPixels else {
+        return .failure(
+          Vips.Failure(
+            reason:
+              "it has \(header.width) × \(header.height) pixels, more than --max-photo-pixels "
+              + "(\(settings.maxPixels)) allows"))
+      }
+      let key = renditionKey(photo, name: name)
+      let widths = settings.renditionWidths(forShownWidth: header.shownWidth)
+      photosDecoded.add(1, ordering: .relaxed)
+      let images = try Vips.renditions(
+        loader, reader, widths: widths, quality: settings.quality, jpeg: false,
+        keepMetadata: settings.keepMetadata)
+      var made: [(PublishedPhoto.Rendition, [UInt8])] = []
+      for (width, image) in zip(widths, images) {
+        var encoded = image.bytes
+        if !settings.keepMetadata {
+          guard case .stripped(let stripped) = LosslessStrip.webp(encoded) else {
+            return .failure(Vips.Failure(reason: "libvips wrote a WebP taskpress cannot read"))
+          }
+          encoded = stripped
+        }
+        made.append(
+          (
+            .init(path: Self.renditionPath(key, width), width: image.width, height: image.height),
+            encoded
+          ))
+      }
+      // Only once every rendition is made: a photo that fails leaves no file behind.
+      for (rendition, bytes) in made {
+        try writer.add(rendition.path, bytes: bytes)
+      }
+      return .success(PublishedPhoto(renditions: made.map(\.0)))
+    } catch let failure as Vips.Failure {
+      return .failure(failure)
+    }
+  }
+
+  /// A JPEG, PNG or WebP no wider than `settings.asStoredWidth`, or a JPEG, PNG, WebP or GIF of
+  /// at most `PhotoSettings.asStoredBytes` whatever its width, upright as stored: published as
+  /// stored, without its metadata. Nil when the photo must be decoded instead.
+  private func publishAsStored(
+    _ photo: PhotoInfo, name: String, bytes: [UInt8], hash: ContentHash
+  ) throws -> Result<PublishedPhoto, Vips.Failure>? {
+    let small = bytes.count <= PhotoSettings.asStoredBytes
+    guard let width = photo.width, let height = photo.height,
+      small || (width <= settings.asStoredWidth && photo.format != .gif),
+      width * height <= settings.maxPixels
+    else { return nil }
+    let outcome: LosslessStrip.Outcome
+    switch photo.format {
+    case .jpeg: outcome = LosslessStrip.jpeg(bytes, keepMetadata: settings.keepMetadata)
+    case .png: outcome = LosslessStrip.png(bytes, keepMetadata: settings.keepMetadata)
+    case .webp:
+      outcome = settings.keepMetadata ? LosslessStrip.webpChecked(bytes) : LosslessStrip.webp(bytes)
+    case .gif: outcome = LosslessStrip.gif(bytes, keepMetadata: settings.keepMetadata)
+    default: return nil
+    }
+    switch outcome {
+    case .needsDecoding: return nil
+    case .damaged(let reason): return .failure(Vips.Failure(reason: reason))
+    case .stripped(let published):
+      let suffix = settings.keepMetadata ? "-metadata" : ""
+      let path = "photos/\(name)\(suffix).\(photo.format.fileExtension)"
+      // Nothing cut out (`LosslessStrip` hands back the array it was given): the bytes are
+      // the photo's, whose hash is known.
+      let unchanged = published.withUnsafeBufferPointer { kept in
+        bytes.withUnsafeBufferPointer { $0.baseAddress == kept.baseAddress }
+      }
+      try writer.add(path, bytes: published, hash: unchanged ? hash : nil)
+      return .success(
+        PublishedPhoto(renditions: [.init(path: path, width: width, height: height)]))
+    }
+  }
+
+  /// A BMP photo as a PPM, made row by row from the database as libvips reads it.
+  private func bmpAsPPM(_ photo: PhotoInfo) throws -> (tpv_format, PhotoBytes) {
+    let head = try sourceLock.withLock { _ in
+      try source.readPhoto(photo, offset: 0, count: BMPAsPPM.headerBytes)
+    }
+    let ppm = try BMPAsPPM(head: head, byteCount: Int(photo.byteCount)) { [self] offset, count in
+      try sourceLock.withLock { _ in try source.readPhoto(photo, offset: offset, count: count) }
+    }
+    return (TPV_PPM, PhotoBytes(count: ppm.count, read: ppm.read))
+  }
+
+  /// The photo read from the database piece by piece as libvips asks for it.
+  private func streamed(_ photo: PhotoInfo) -> PhotoBytes {
+    PhotoBytes(count: Int(photo.byteCount)) { [self] offset, buffer in
+      let piece = try sourceLock.withLock { _ in
+        try source.readPhoto(photo, offset: offset, count: buffer.count)
+      }
+      piece.withUnsafeBytes { buffer.copyMemory(from: $0) }
+      return piece.count
+    }
+  }
+
+  // MARK: - Renditions already in the site
+
+  /// The renditions the previous build wrote for the photo named `name`, when every one is still
+  /// there untouched: added to the site as they are, their sizes read from their headers,
+  /// nothing decoded. Nil when the photo must be decoded.
+  private func previousRenditions(of photo: PhotoInfo, name: String) throws -> PublishedPhoto? {
+    guard let previous = previousRenditions[renditionKey(photo, name: name)] else { return nil }
+    var kept: [(PublishedPhoto.Rendition, [UInt8], ContentHash)] = []
+    for (path, _) in previous {
+      guard let entry = writer.previous.files[path], let bytes = readSite(path, entry),
+        case .image(_, let width?, let height?) = ImageSniffer.sniff(bytes, isComplete: true)
+      else { return nil }
+      kept.append((.init(path: path, width: width, height: height), bytes, entry.hash))
+    }
+    for (rendition, bytes, hash) in kept {
+      try writer.add(rendition.path, bytes: bytes, hash: hash)
+    }
+    return PublishedPhoto(renditions: kept.map(\.0))
+  }
+
+  /// The bytes of a file the previous build wrote, when its size and modification time are
+  /// those it recorded.
+  private func readSite(_ path: String, _ entry: Manifest.Entry) -> [UInt8]? {
+    let fd = open(writer.displayRoot + "/" + path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, Int(info.st_size) == entry.size,
+      info.modificationNanoseconds == entry.modified
+    else { return nil }
+    var bytes = [UInt8](repeating: 0, count: entry.size)
+    var done = 0
+    while done < entry.size {
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        read(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+      }
+      guard count > 0 else { return nil }
+      done += count
+    }
+    return bytes
+  }
+}
+
+extension PageContext.PhotoFile {
+  /// The files of a published photo; nil when it has none.
+  init?(_ published: PublishedPhoto) {
+    guard let largest = published.renditions.last else { return nil }
+    self.init(
+      path: largest.path, width: largest.width, height: largest.height,
+      renditions: published.renditions)
+  }
+}
