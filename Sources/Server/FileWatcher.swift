@@ -151,9 +151,7 @@ public final class FileWatcher {
     guard let directory = opendir(folder) else { return }
     defer { closedir(directory) }
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = Self.name(of: entry)
       if name == "." || name == ".." || Self.isIgnored(name) { continue }
       let path = folder + "/" + name
       result[path] = Self.identity(path)
@@ -179,12 +177,18 @@ public final class FileWatcher {
     defer { closedir(directory) }
     var names: [String] = []
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = Self.name(of: entry)
       if name != ".", name != "..", isFolder(folder + "/" + name) { names.append(name) }
     }
     return names
+  }
+
+  /// The name of a `readdir` record, read where it is: a record is only as long as its name,
+  /// so copying the whole `dirent` (`entry.pointee`) can read past the end of readdir's buffer.
+  private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+    // 19 is glibc's offset of `d_name`, should the layout not say.
+    let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+    return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
   }
 
   private static func parent(_ path: String) -> String {

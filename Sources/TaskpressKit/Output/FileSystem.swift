@@ -197,10 +197,14 @@ enum FileSystem {
     defer { closedir(dir) }
     rewinddir(dir)
     var names: [String] = []
+    // A record is as long as its name (`d_reclen`), not `MemoryLayout<dirent>.size`: the name
+    // is read where it is, never by copying the record (`entry.pointee`), which can read past
+    // the end of readdir's buffer, into memory that is not mapped.
+    // (19 is glibc's offset of `d_name`, should the layout not say.)
+    let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
     while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
+      let field = UnsafeRawPointer(entry) + nameOffset
+      let name = String(cString: field.assumingMemoryBound(to: CChar.self))
       if name != "." && name != ".." { names.append(name) }
     }
     return names
