@@ -37,6 +37,8 @@ let package = Package(
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+    // Real PNG files for the tests of both TaskpressKit and the CLI.
+    .target(name: "TestFixtures", path: "Tests/TestFixtures"),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
     .testTarget(
       name: "MustacheTests",
@@ -45,13 +47,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressKitTests",
-      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim"],
+      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim", "TestFixtures"],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
       name: "TaskpressCLITests",
       // "taskpress": the tests run the binary as a child process, so `swift test` builds it.
-      dependencies: ["TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport"]),
+      dependencies: [
+        "TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport", "TestFixtures",
+      ]),
     .testTarget(name: "ServerTests", dependencies: ["Server"]),
   ],
   swiftLanguageModes: [.v6]

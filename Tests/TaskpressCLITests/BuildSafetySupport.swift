@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import SQLite
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit

@@ -1,8 +1,10 @@
 /// Real PNG files for tests that need photos: every chunk whole, every checksum right, so they
 /// decode. `seed` makes each one's pixels different; `padding` adds a private chunk of that
 /// many bytes to reach a given file size.
-enum TestPNG {
-  static func make(width: Int = 3, height: Int = 2, seed: Int = 0, padding: Int = 0) -> [UInt8] {
+public enum TestPNG {
+  public static func make(width: Int = 3, height: Int = 2, seed: Int = 0, padding: Int = 0)
+    -> [UInt8]
+  {
     var raw: [UInt8] = []
     for row in 0..<height {
       raw.append(0)  // no filter
@@ -42,7 +44,7 @@ enum TestPNG {
     return png
   }
 
-  static func hex(_ bytes: [UInt8]) -> String {
+  public static func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789ABCDEF".utf8)
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count * 2)
@@ -52,7 +54,7 @@ enum TestPNG {
     return String(decoding: out, as: UTF8.self)
   }
 
-  static func bigEndian(_ value: UInt32) -> [UInt8] {
+  public static func bigEndian(_ value: UInt32) -> [UInt8] {
     [
       UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
       UInt8(value & 0xFF),
@@ -60,7 +62,7 @@ enum TestPNG {
   }
 
   /// The CRC of a chunk of type `type` whose data is `count` zero bytes.
-  static func crcOfZeroChunk(_ type: String, count: Int) -> UInt32 {
+  public static func crcOfZeroChunk(_ type: String, count: Int) -> UInt32 {
     let table: [UInt32] = (0..<256).map { n in
       var c = UInt32(n)
       for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
