@@ -38,6 +38,7 @@ struct BuildReport {
       ("removed", "\(summary.removed)"),
       ("pages", "\(summary.pages)"),
       ("photos", "\(summary.photos)"),
+      ("photosDecoded", "\(summary.photosDecoded)"),
       ("warnings", "\(warnings.count)"),
       ("repaired", "\(summary.repaired)"),
       ("seconds", "\(Self.milliseconds(summary.seconds))"),
