@@ -147,6 +147,7 @@ import Testing
     var generator = SplitMix(state: 7)
     let priorities: [Priority] = [
       .high, .medium, .low, .other(0), .other(.min), .other(.max), .other(-4), .none,
+      .other(1), .other(2), .other(3),
     ]
     let texts = ["Buy milk", "", "Café ☕ 𝄞", String(repeating: "x", count: 1000)]
     let dues: [String?] = [nil, "2008-07-25T12:46:40Z", "", "soon"]

@@ -7,7 +7,7 @@
 /// (`pk(_:)`, `priority(_:)`, `texts`), which makes nothing.
 public final class TodoRows: RandomAccessCollection, Sendable {
   private let pks: [Int64]
-  /// The priority's number (0 for none).
+  /// The number of a priority that is another number (else 0).
   private let priorityNumbers: [Int64]
   private let flags: [Flags]
   /// The texts, in the same order.
@@ -15,11 +15,24 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   /// The due dates, in the same order (empty where there is none).
   let dues: TodoTexts
 
+  /// Whether a to-do is complete and has a due date, and its priority's kind (bits 2-4: the
+  /// `Priority.rank`, so that `.other(2)` stays itself and does not read back as `.medium`).
   struct Flags: OptionSet, Sendable {
     let rawValue: UInt8
     static let complete = Flags(rawValue: 1)
-    static let hasPriority = Flags(rawValue: 2)
-    static let hasDue = Flags(rawValue: 4)
+    static let hasDue = Flags(rawValue: 2)
+
+    init(rawValue: UInt8) {
+      self.rawValue = rawValue
+    }
+
+    init(complete: Bool, hasDue: Bool, priority: Priority) {
+      rawValue =
+        (complete ? Self.complete.rawValue : 0) | (hasDue ? Self.hasDue.rawValue : 0)
+        | UInt8(priority.rank) << 2
+    }
+
+    var priorityRank: Int { Int(rawValue >> 2) }
   }
 
   /// Packs `todos`, in their order.
@@ -91,10 +104,7 @@ public final class TodoRows: RandomAccessCollection, Sendable {
       precondition(texts.count == pks.count + 1, "a to-do without its text")
       pks.append(pk)
       priorityNumbers.append(priority.number ?? 0)
-      var flag: Flags = complete ? .complete : []
-      if priority.number != nil { flag.insert(.hasPriority) }
-      if due != nil { flag.insert(.hasDue) }
-      flags.append(flag)
+      flags.append(Flags(complete: complete, hasDue: due != nil, priority: priority))
       dues.append(due ?? UnsafeBufferPointer(start: nil, count: 0))
     }
   }
@@ -112,7 +122,13 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   public func pk(_ position: Int) -> Int64 { pks[position] }
 
   public func priority(_ position: Int) -> Priority {
-    flags[position].contains(.hasPriority) ? Priority(priorityNumbers[position]) : .none
+    switch flags[position].priorityRank {
+    case 0: .high
+    case 1: .medium
+    case 2: .low
+    case 3: .other(priorityNumbers[position])
+    default: .none
+    }
   }
 
   public func isComplete(_ position: Int) -> Bool { flags[position].contains(.complete) }
