@@ -256,7 +256,10 @@ public enum Build {
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintRecord = FingerprintRecord()
-    do {
+    /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
+    /// let go of when this returns, before the commit, with the contexts and fingerprints that
+    /// hold them (a million to-dos' rows and lists are about 90 MB).
+    func stageSite(_ plan: SitePlan, previous: PreviousBuild) throws {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
       // The first index page shows the latest changes: it is rendered with `changes.html`, once
@@ -341,7 +344,12 @@ public enum Build {
       // The rows and the plan are not needed past here.
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
-      freeInBackground((consume plan, consume pages, consume renderer))
+      freeInBackground((consume pages, consume renderer))
+
+    }
+
+    do {
+      try stageSite(consume plan, previous: consume previous)
 
       summary.phases.append(.init("render", seconds(since: started)))
 
