@@ -1,6 +1,7 @@
 #include "CVipsShim.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,20 @@ static void tpv_take_error(char **error, const char *fallback) {
   V(vips_error_clear)();
 }
 
+/// Keeps glibc's heap from growing with the number of photos decoded. By default glibc raises
+/// its mmap threshold to the size of each large block freed (up to 32 MB), so that after the
+/// first photo its pixel buffers and encoder buffers come from the heaps of malloc's arenas (one
+/// per thread that allocates, up to 8 per core), where the holes they leave are kept: peak RSS
+/// went from 306 MB at 20 phone photos to 386 MB at 50 (and 457 MB at 500). A fixed threshold
+/// (which also turns the raising off) gives every block of 128 KB or more back when it is freed,
+/// two arenas bound what the threads of taskpress and libvips keep, and `malloc_trim` after each
+/// photo returns the free pages left in them: 164-172 MB at 50. Only a build that decodes a
+/// photo gets here: one whose photos are all published as stored keeps glibc's defaults.
+static void tpv_bound_heap(void) {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_ARENA_MAX, 2);
+}
+
 int tpv_start(char **error) {
   if (tpv_load_library()) {
     if (error != NULL) *error = strdup(tpv_load_error);
@@ -138,6 +153,7 @@ int tpv_start(char **error) {
     tpv_take_error(error, "libvips did not start");
     return -1;
   }
+  tpv_bound_heap();
   V(vips_block_untrusted_set)(TRUE);
   // The PPM loader only ever reads what taskpress makes of a BMP (its own header, then the
   // pixels): no database bytes reach it as they are.
@@ -379,6 +395,8 @@ done:
     if (t[i] != NULL) V(g_object_unref)(t[i]);
   if (header != NULL) V(g_object_unref)(header);
   V(g_object_unref)(source);
+  // The photo's buffers were freed: the pages they leave in malloc's arenas go back.
+  malloc_trim(0);
   return failed ? -1 : 0;
 }
 

@@ -39,6 +39,7 @@ struct BuildReport {
       ("pages", "\(summary.pages)"),
       ("rendered", "\(summary.rendered)"),
       ("photos", "\(summary.photos)"),
+      ("photosDecoded", "\(summary.photosDecoded)"),
       ("warnings", "\(warnings.count)"),
       ("repaired", "\(summary.repaired)"),
       ("seconds", "\(Self.milliseconds(summary.seconds))"),

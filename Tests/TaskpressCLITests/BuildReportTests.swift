@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
@@ -167,6 +168,37 @@ let reportSchemaPath = URL(filePath: #filePath)
     let bad = Tool.run(tool, ["--schemafile", reportSchemaPath, built])
     #expect(bad.status != 0)
     #expect(bad.output.contains("'version' is a required property"), "\(bad.output)")
+  }
+
+  @Test("the report counts the photos decoded: each one on a cold build, none on a rebuild")
+  func reportPhotosDecoded() throws {
+    let folder = try makeTemporaryFolder()
+    let database = folder + "/possessions.sqlite"
+    // 700 px wide and over 64 KB: published as renditions, so decoded; the third is the first's.
+    let photos = [1, 2, 1].map { TestPNG.make(width: 700, height: 4, seed: $0, padding: 70_000) }
+    let rows = photos.enumerated().map {
+      "(\($0.offset + 1), 'thing', '', X'\(TestPNG.hex($0.element))')"
+    }
+    try Database.createForTesting(
+      at: database,
+      sql:
+        "CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);"
+        + "INSERT INTO possessions VALUES \(rows.joined(separator: ", "));")
+    let report = folder + "/report.json"
+    let build = [
+      "build", "--possessions", database, "-o", folder + "/site", "--report", report, "-q",
+    ]
+    #expect(runTaskpress(build).status == 0)
+    var object = try jsonObject(report)
+    #expect(object["photos"] as? Int == 2)
+    #expect(object["photosDecoded"] as? Int == 2)
+    // A row renamed: every page is made again, no photo decoded.
+    try Database.openWritableForTesting(at: database).execute(
+      "UPDATE possessions SET name = 'renamed' WHERE id = 1")
+    #expect(runTaskpress(build).status == 0)
+    object = try jsonObject(report)
+    #expect(object["photosDecoded"] as? Int == 0)
+    #expect((object["writtenPaths"] as? [String])?.contains("possessions/1.html") == true)
   }
 }
 

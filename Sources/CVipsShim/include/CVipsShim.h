@@ -45,8 +45,9 @@ typedef struct {
   int height;
 } tpv_image;
 
-/// Loads libvips (`dlopen`) and starts it, once per process: untrusted loaders blocked, no operation cache, one worker
-/// thread per pipeline, and its warnings kept off stderr. Returns 0, or -1 with `*error` set
+/// Loads libvips (`dlopen`) and starts it, once per process: untrusted loaders blocked, no
+/// operation cache, one worker thread per pipeline, its warnings kept off stderr, and glibc's
+/// malloc told to give large blocks back (see `tpv_bound_heap`). Returns 0, or -1 with `*error` set
 /// (free with `tpv_free`).
 int tpv_start(char **error);
 

@@ -30,8 +30,9 @@ public struct BuildSummary: Sendable, Equatable {
   public var outputProblems: [OutputError] = []
   /// Renames the commit made; tests stop commits part way through.
   var commitSteps = 0
-  /// Photos decoded (their renditions not found in the site already), for tests.
-  var photosDecoded = 0
+  /// Photos decoded to make their renditions (those whose renditions were found in the site
+  /// already are not).
+  public var photosDecoded = 0
   /// Whether the build read the databases (a rebuild with nothing changed reports the warnings
   /// recorded by the last build that did instead).
   var sourcesRead = false
