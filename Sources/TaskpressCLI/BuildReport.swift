@@ -37,6 +37,7 @@ struct BuildReport {
       ("unchanged", "\(summary.unchanged)"),
       ("removed", "\(summary.removed)"),
       ("pages", "\(summary.pages)"),
+      ("rendered", "\(summary.rendered)"),
       ("photos", "\(summary.photos)"),
       ("warnings", "\(warnings.count)"),
       ("repaired", "\(summary.repaired)"),

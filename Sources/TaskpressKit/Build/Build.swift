@@ -250,13 +250,23 @@ public enum Build {
 
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
+    var fingerprintRecord = FingerprintRecord()
     do {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
       // The first index page shows the latest changes: it is rendered with `changes.html`, once
       // the photos (which the changes compare) are named.
       let pages = plan.pages.filter { $0 != .index(1) }
-      let photoFiles = try stagePages(
+      // The pages whose inputs did not change since the build that wrote the site are kept.
+      let fingerprints = PageFingerprints(
+        plan: plan, theme: theme, labels: labels, options: options, generated: generated,
+        sourceDateEpoch: sourceDateEpoch)
+      let recordedFingerprints =
+        renderer.paths.contains(.incremental)
+        ? writer.previousStateFile(besideManifest: FingerprintRecord.fileName).flatMap {
+          FingerprintRecord(bytes: $0)
+        } : nil
+      let staged = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
           PageContext(
@@ -265,8 +275,12 @@ public enum Build {
             noindex: options.noindex, dataCopies: options.dataCopies,
             csvByteOrderMark: options.csvByteOrderMark)
         },
+        fingerprints: fingerprints, recorded: recordedFingerprints,
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
+      let photoFiles = staged.photoFiles
+      fingerprintRecord = FingerprintRecord(staged.fingerprints)
+      summary.rendered = staged.rendered
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
       try possessionSource?.checkSnapshot()
@@ -300,6 +314,7 @@ public enum Build {
         report, context: changesContext, renderer: renderer, writer: writer, options: options,
         labels: labels)
       summary.pages = pages.count + changePages.count
+      summary.rendered += changePages.count
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
@@ -343,6 +358,7 @@ public enum Build {
       throw error
     }
     recordSnapshots(snapshots, in: writer)
+    writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintRecord.bytes)
     writer.recordInputs(
       InputsRecord(
         key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings

@@ -6,8 +6,11 @@ public struct BuildSummary: Sendable, Equatable {
   public var unchanged = 0
   /// Files of an earlier build that this build no longer produces.
   public var removed = 0
-  /// Pages rendered (HTML files, changed or not).
+  /// Pages in the site (HTML files, changed or not).
   public var pages = 0
+  /// Pages this build rendered: all of them in a first build; in a rebuild, those whose
+  /// inputs changed (the others' files are kept; see `PageFingerprints`).
+  public var rendered = 0
   /// Distinct photos in the site.
   public var photos = 0
   /// Warnings about the data.
@@ -80,6 +83,7 @@ public struct BuildSummary: Sendable, Equatable {
       "unchanged": \(unchanged),
       "removed": \(removed),
       "pages": \(pages),
+      "rendered": \(rendered),
       "photos": \(photos),
       "warnings": \(warnings),
       "repaired": \(repaired),

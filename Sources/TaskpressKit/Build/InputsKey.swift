@@ -134,7 +134,7 @@ extension Build {
       hasher.update([0])
     }
     add("taskpress \(taskpressVersion)")
-    add(fileIdentity("/proc/self/exe") ?? "unknown executable")
+    add(programIdentity())
     for (name, path) in [
       ("todos", options.todos), ("possessions", options.possessions),
       ("contacts", options.contacts),
@@ -173,6 +173,11 @@ extension Build {
       hasher.update(file.contents)
     }
     return hasher.finalize().hex
+  }
+
+  /// This program's executable: its device, inode, size and modification time.
+  static func programIdentity() -> String {
+    fileIdentity("/proc/self/exe") ?? "unknown executable"
   }
 
   /// Device, inode, size and modification time of the file at `path` (following links).

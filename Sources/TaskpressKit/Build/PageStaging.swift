@@ -16,8 +16,19 @@ extension Build {
   /// Pages handed to the writer at once (`RenderPaths.batches`; one at a time without it).
   static let pageBatch = 64
 
-  /// Stages every page and the data copies on `jobs` threads; returns the photo files by
-  /// possession id.
+  /// What `stagePages` staged: the photo files by possession id, each page's fingerprint by
+  /// the key of its file (`FingerprintRecord`), and how many pages it rendered.
+  struct StagedPages {
+    var photoFiles: [Int64: PageContext.PhotoFile]
+    var fingerprints: [(key: UInt64, value: UInt64)]
+    var rendered: Int
+  }
+
+  /// Stages every page and the data copies on `jobs` threads.
+  ///
+  /// With `recorded` (the fingerprints of the build that wrote the site) a page whose
+  /// fingerprint is the recorded one is not rendered: its file is kept as it is
+  /// (`OutputWriter.keep`), unless it is no longer the file that build wrote.
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
@@ -27,8 +38,9 @@ extension Build {
     _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
     writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
+    fingerprints: PageFingerprints, recorded: FingerprintRecord?,
     jobs: Int, interrupt: InterruptFlag, reporter: Reporter
-  ) throws -> [Int64: PageContext.PhotoFile] {
+  ) throws -> StagedPages {
     let batch = renderer.paths.contains(.batches) ? pageBatch : 1
     var work: [Work] = []
     var photoPages: [Work] = []
@@ -65,7 +77,16 @@ extension Build {
       try [renderer]
       + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
+    let collected = Mutex<(fingerprints: [(key: UInt64, value: UInt64)], rendered: Int)>(([], 0))
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      var fingerprinted: [(key: UInt64, value: UInt64)] = []
+      var rendered = 0
+      defer {
+        collected.withLock {
+          $0.fingerprints += fingerprinted
+          $0.rendered += rendered
+        }
+      }
       let renderer = renderers[thread]
       let plainContext = plainContexts[thread]
       var photoContext: PageContext?
@@ -132,15 +153,33 @@ extension Build {
               context = plainContext
             }
             guard !interrupt.isSet else { return }
-            // Render the batch, then hand its bytes to the writer.
-            let files = range.map { plan.file(of: pages[$0]) }
+            var batch = range.map { pages[$0] }
+            var files = batch.map { plan.file(of: $0) }
+            // The pages whose inputs are those of the file on disk are kept, not rendered.
+            var unchanged: [Int] = []
+            for (offset, (page, file)) in zip(batch, files).enumerated() {
+              guard
+                let fingerprint = fingerprints.fingerprint(
+                  of: page, file: file, photoFiles: context.photoFiles)
+              else { continue }
+              fingerprinted.append((FingerprintRecord.key(file), fingerprint))
+              if let recorded, recorded[file] == fingerprint { unchanged.append(offset) }
+            }
+            if !unchanged.isEmpty {
+              let kept = try writer.keep(unchanged.map { files[$0] })
+              let keptOffsets = Set(zip(unchanged, kept).filter(\.1).map(\.0))
+              batch = batch.indices.filter { !keptOffsets.contains($0) }.map { batch[$0] }
+              files = files.indices.filter { !keptOffsets.contains($0) }.map { files[$0] }
+            }
+            // Render the rest of the batch, then hand its bytes to the writer.
             output.removeAll()
             ends.removeAll(keepingCapacity: true)
-            for (page, file) in zip(range.map { pages[$0] }, files) {
+            for (page, file) in zip(batch, files) {
               try renderer.render(
                 page, file: file, context: context, appendingTo: output, buffers: buffers)
               ends.append(output.count)
             }
+            rendered += batch.count
             do {
               try writer.add(files, contents: UnsafeRawBufferPointer(output.bytes), ends: ends)
             } catch let error as OutputError where error.reason == OutputError.interrupted {
@@ -165,7 +204,9 @@ extension Build {
     if interrupt.isSet {
       throw OutputError(path: writer.root, reason: OutputError.interrupted)
     }
-    return shared.photoFiles
+    let (fingerprinted, rendered) = collected.withLock { ($0.fingerprints, $0.rendered) }
+    return StagedPages(
+      photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered)
   }
 
   /// Whether a page shows photos, and so waits for them to be staged.

@@ -113,7 +113,7 @@ extension OutputWriter {
   /// Checks `paths`, claims them for this build (an error when one was added already, by
   /// another call or by this one), and finds how their folders are staged: one lock for all
   /// that, once the folders are known. Nothing is claimed when one fails.
-  private func reserve(_ paths: [String]) throws -> [Slot] {
+  func reserve(_ paths: [String]) throws -> [Slot] {
     var slots: [Slot] = []
     var hashes: [UInt32] = []
     slots.reserveCapacity(paths.count)
@@ -189,7 +189,7 @@ extension OutputWriter {
   }
 
   /// Records what was staged for each of `slots`, under one lock.
-  private func record(_ slots: some Collection<Slot>, _ staged: some Collection<Staged>) {
+  func record(_ slots: some Collection<Slot>, _ staged: some Collection<Staged>) {
     guard !slots.isEmpty else { return }
     state.withLock { s in
       s.activeAdds -= slots.count
@@ -210,7 +210,7 @@ extension OutputWriter {
   }
 
   /// Gives back the paths of `slots`, claimed but not staged, under one lock.
-  private func release(_ slots: some Collection<Slot>) {
+  func release(_ slots: some Collection<Slot>) {
     guard !slots.isEmpty else { return }
     state.withLock { s in
       s.activeAdds -= slots.count

@@ -35,6 +35,10 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// The to-dos' data copies go to the output 64 KiB at a time as they are written
   /// (`OutputWriter.add(_:streaming:)`); off, each is made whole in memory, then added.
   public static let streamedData = RenderPaths(rawValue: 1 << 6)
+  /// A rebuild renders only the pages whose fingerprint (`PageFingerprints`) differs from the
+  /// one recorded by the build that wrote the site, and keeps the others' files; off, every
+  /// page is rendered and compared with the file on disk.
+  public static let incremental = RenderPaths(rawValue: 1 << 7)
   /// The previous build's data copies, when they are in the form taskpress writes them, are
   /// read by `DataCopyReader` in one pass; off, `JSONDecoder` reads them.
   public static let copyReader = RenderPaths(rawValue: 1 << 8)
@@ -45,7 +49,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
-    .recordedWarnings, .streamedData, .copyReader, .keyOrderDiff,
+    .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -55,7 +59,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("markdown-sharing", .markdownSharing), ("specialized-templates", .specializedTemplates),
     ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
-    ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
+    ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

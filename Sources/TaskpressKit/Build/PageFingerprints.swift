@@ -1,0 +1,369 @@
+import Foundation
+
+/// What a page shows, as 64 bits: the hash of every input its render reads — the rows and
+/// values it shows, its template chain, the labels and the options — so that a rebuild renders
+/// only the pages whose fingerprint changed and keeps the files of the others
+/// (`OutputWriter.keep`).
+///
+/// A page kind is fingerprinted only where its inputs are few and known: a to-do's page, a
+/// possession's page, an index page after the first, and a page of a filtered list. Every other
+/// page (the first index page, the board, the changes, the possession and contact lists, the
+/// contacts' pages, the 404 page) shows the whole site or the record of changes, and is
+/// rendered by every build.
+///
+/// What each fingerprinted kind can show is `TemplateModel.pages[kind]` with `common`; the
+/// inputs below cover it (`FingerprintTests` fails when a variable is added to the model
+/// without being looked at here):
+/// - every page: the program, the options that reach a page, the labels, the build's date, the
+///   theme's files but the body templates of other kinds, which sources the site has (its
+///   navigation and footer), and the page's own file (its links are relative to it);
+/// - a to-do's page: its row and its neighbours' (`previous`, `next`), and the index page it is
+///   listed on (`list`);
+/// - a possession's page: its row and its neighbours', with their photos' files;
+/// - an index page or a list page: the rows it lists, its number, and the site's counts (its
+///   `counts`, `lists` and `pagination`).
+struct PageFingerprints: Sendable {
+  private let plan: SitePlan
+  /// By `PageKind.rawValue`: the hash of what every page of the kind shows apart from rows.
+  private let bases: [UInt64]
+  /// The hash of the site's counts: to-dos in all, complete, pages, each list's count.
+  private let counts: UInt64
+
+  /// The options that reach a fingerprinted page, by the name of the `BuildOptions` property,
+  /// and those that do not: where the files go, how many threads, what is printed, and what
+  /// only the record of changes shows (`previous`, `date`, `historyLimit`: the changes pages and
+  /// the first index page, which every build renders). `IncrementalTests` checks that every
+  /// property is in one of the two.
+  static let optionsShown: Set<String> = [
+    "baseURL", "locale", "pageSize", "boardLimit", "prettyURLs", "title", "dataCopies", "noindex",
+    "csvByteOrderMark", "maxPhotoPixels", "keepPhotoMetadata", "renderPaths", "mapping",
+    "templates",
+  ]
+  static let optionsNotShown: Set<String> = [
+    "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
+    "date", "historyLimit",
+  ]
+
+  init(
+    plan: SitePlan, theme: Theme, labels: Labels, options: BuildOptions, generated: String?,
+    sourceDateEpoch: String?
+  ) {
+    self.plan = plan
+    var common = FingerprintHasher()
+    common.add("taskpress \(taskpressVersion)")
+    common.add(Build.programIdentity())
+    common.add(options.baseURL ?? "-")
+    common.add(options.locale.rawValue)
+    common.add(options.pageSize)
+    common.add(options.boardLimit)
+    common.add(options.prettyURLs)
+    common.add(options.title ?? "-")
+    common.add(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))
+    common.add(options.noindex)
+    common.add(options.csvByteOrderMark)
+    common.add(options.maxPhotoPixels)
+    common.add(options.keepPhotoMetadata)
+    common.add(options.renderPaths.rawValue)
+    common.add(options.mapping.todos.key)
+    common.add(options.mapping.possessions.key)
+    common.add(options.mapping.contacts.key)
+    common.add(sourceDateEpoch ?? "-")
+    common.add(generated ?? "-")
+    for (key, text) in labels.texts.sorted(by: { $0.key < $1.key }) {
+      common.add(key)
+      common.add(text)
+    }
+    // Which sources the site has: the navigation, the footer's data links, the home link.
+    for flag in [plan.hasTodos, plan.hasPossessions, plan.hasContacts, plan.hasDueDates] {
+      common.add(flag)
+    }
+    let bodies = PageKind.allCases.map { try? theme.bodyTemplate($0.name) }
+    let included = Self.partialNames(theme)
+    bases = PageKind.allCases.map { kind in
+      var hasher = common
+      hasher.add(kind.name)
+      for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
+        // Another kind's body template is not in this kind's chain, unless some template
+        // includes it as a partial.
+        let isOtherBody =
+          bodies.enumerated().contains { $0.offset != kind.rawValue && $0.element == path }
+        if isOtherBody, !included.contains(path) { continue }
+        hasher.add(path)
+        file.contents.withUnsafeBytes { hasher.add($0) }
+      }
+      return hasher.value
+    }
+    var counts = FingerprintHasher()
+    counts.add(plan.todos.count)
+    counts.add(plan.completeCount)
+    counts.add(plan.pageCount)
+    counts.add(plan.possessions.count)
+    counts.add(plan.contacts.count)
+    for list in plan.lists {
+      counts.add(list.kind.rawValue)
+      counts.add(list.key)
+      counts.add(list.count)
+      Self.add(list.priority, to: &counts)
+    }
+    self.counts = counts.value
+  }
+
+  /// The fingerprint of `page`, whose file is `file`; nil for a page every build renders.
+  /// `photoFiles` are the photos' files by possession id, for a possession's page.
+  func fingerprint(
+    of page: SitePlan.Page, file: String, photoFiles: [Int64: PageContext.PhotoFile]
+  ) -> UInt64? {
+    var hasher = FingerprintHasher()
+    hasher.add(bases[PageKind(page).rawValue])
+    hasher.add(file)
+    switch page {
+    case .todo(let position):
+      let count = plan.todos.count
+      hasher.add(plan.indexPage(ofTodoAt: position))
+      hasher.add(position > 0)
+      hasher.add(position + 1 < count)
+      for neighbour in max(0, position - 1)...min(count - 1, position + 1) {
+        add(todoAt: neighbour, to: &hasher)
+      }
+    case .index(let number) where number > 1:
+      hasher.add(counts)
+      hasher.add(number)
+      for position in plan.todoPositions(onIndexPage: number) {
+        add(todoAt: position, to: &hasher)
+      }
+    case .list(let list, let number):
+      hasher.add(counts)
+      hasher.add(list)
+      hasher.add(number)
+      let todos = plan.lists[list]
+      let start = min((number - 1) * plan.pageSize, todos.count)
+      for index in start..<min(start + plan.pageSize, todos.count) {
+        add(todoAt: todos.position(index), to: &hasher)
+      }
+    case .possession(let position):
+      let count = plan.possessions.count
+      hasher.add(position > 0)
+      hasher.add(position + 1 < count)
+      for neighbour in max(0, position - 1)...min(count - 1, position + 1) {
+        let possession = plan.possessions[neighbour]
+        hasher.add(possession.id)
+        hasher.add(possession.name)
+        hasher.add(possession.description)
+        if let photo = possession.photo {
+          hasher.add(photo.format.rawValue)
+          hasher.add(photo.width ?? -1)
+          hasher.add(photo.height ?? -1)
+          hasher.add(photo.byteCount)
+          hasher.add(photo.row)
+        } else {
+          hasher.add("-")
+        }
+        Self.add(photoFiles[possession.id], to: &hasher)
+      }
+    default:
+      return nil
+    }
+    return hasher.value
+  }
+
+  private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
+    // Field by field: a copy of the row would retain its strings.
+    hasher.add(plan.todos[position].pk)
+    hasher.add(plan.todos[position].text)
+    Self.add(plan.todos[position].priority, to: &hasher)
+    hasher.add(plan.todos[position].complete)
+    if let due = plan.todos[position].due {
+      hasher.add(true)
+      hasher.add(due)
+    } else {
+      hasher.add(false)
+    }
+  }
+
+  private static func add(_ priority: Priority?, to hasher: inout FingerprintHasher) {
+    guard let priority else { return hasher.add(0) }
+    switch priority {
+    case .high: hasher.add(1)
+    case .medium: hasher.add(2)
+    case .low: hasher.add(3)
+    case .other(let number):
+      hasher.add(4)
+      hasher.add(number)
+    case .none: hasher.add(5)
+    }
+  }
+
+  private static func add(_ photo: PageContext.PhotoFile?, to hasher: inout FingerprintHasher) {
+    guard let photo else { return hasher.add("-") }
+    hasher.add(photo.path)
+    hasher.add(photo.width ?? -1)
+    hasher.add(photo.height ?? -1)
+    hasher.add(photo.renditions.count)
+    for rendition in photo.renditions {
+      hasher.add(rendition.path)
+      hasher.add(rendition.width)
+      hasher.add(rendition.height)
+    }
+  }
+
+  /// The files templates include as partials (`{{> nav}}` from `layout.html` is `nav.html`,
+  /// or `nav` as written); every template when one changes its delimiters, which hides its
+  /// tags from this look.
+  static func partialNames(_ theme: Theme) -> Set<String> {
+    var names: Set<String> = []
+    for path in theme.templatePaths {
+      guard let text = theme.text(of: path) else { continue }
+      if text.contains("{{=") { return Set(theme.templatePaths) }
+      let fileExtension = path.hasSuffix(".md") ? ".md" : ".html"
+      var rest = Substring(text)
+      while let open = rest.range(of: "{{>") {
+        rest = rest[open.upperBound...]
+        let name = rest.prefix { $0 != "}" }.trimmingCharacters(in: .whitespaces)
+        names.insert(name)
+        names.insert(name + fileExtension)
+      }
+    }
+    return names
+  }
+}
+
+/// Fingerprints of a build's pages, by the hash of their file's path, as the next build reads
+/// them: recorded in the state folder beside the manifest (`fingerprints`).
+struct FingerprintRecord: Sendable, Equatable {
+  /// Sorted, with `values` in the same order.
+  private(set) var keys: [UInt64] = []
+  private(set) var values: [UInt64] = []
+
+  static let fileName = "fingerprints"
+  private static let header = Array("taskpress-fingerprints 1\n".utf8)
+
+  init() {}
+
+  /// The record of `entries` (path hash, fingerprint); for a path given twice, the last.
+  init(_ entries: [(key: UInt64, value: UInt64)]) {
+    let sorted = entries.enumerated().sorted {
+      ($0.element.key, $0.offset) < ($1.element.key, $1.offset)
+    }
+    for (_, entry) in sorted {
+      if keys.last == entry.key {
+        values[values.count - 1] = entry.value
+      } else {
+        keys.append(entry.key)
+        values.append(entry.value)
+      }
+    }
+  }
+
+  /// The key of a page's file.
+  static func key(_ file: String) -> UInt64 {
+    var hasher = FingerprintHasher()
+    hasher.add(file)
+    return hasher.value
+  }
+
+  /// The recorded fingerprint of `file`.
+  subscript(file: String) -> UInt64? {
+    let key = Self.key(file)
+    var low = 0
+    var high = keys.count
+    while low < high {
+      let middle = (low + high) / 2
+      if keys[middle] < key { low = middle + 1 } else { high = middle }
+    }
+    return low < keys.count && keys[low] == key ? values[low] : nil
+  }
+
+  var count: Int { keys.count }
+
+  /// The record as it is stored: a header line, then each key and value as 8 bytes, little
+  /// endian.
+  var bytes: [UInt8] {
+    var bytes = Self.header
+    bytes.reserveCapacity(bytes.count + keys.count * 16)
+    for (key, value) in zip(keys, values) {
+      withUnsafeBytes(of: key.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+    return bytes
+  }
+
+  /// Reads a stored record; nil when `bytes` are not one (another version, cut short, keys out
+  /// of order).
+  init?(bytes: [UInt8]) {
+    guard bytes.starts(with: Self.header), (bytes.count - Self.header.count) % 16 == 0 else {
+      return nil
+    }
+    let count = (bytes.count - Self.header.count) / 16
+    keys.reserveCapacity(count)
+    values.reserveCapacity(count)
+    let ok = bytes.withUnsafeBytes { raw -> Bool in
+      var offset = Self.header.count
+      for _ in 0..<count {
+        let key = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        let value = UInt64(
+          littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        if let last = keys.last, last >= key { return false }
+        keys.append(key)
+        values.append(value)
+        offset += 16
+      }
+      return true
+    }
+    guard ok else { return nil }
+  }
+}
+
+/// A 64-bit hash of a sequence of values, each fed with its length or a fixed size, so that
+/// two different sequences never feed the same words. The same on every run and machine (unlike
+/// Swift's `Hasher`): each 8-byte word is multiplied into the state, rotated and multiplied
+/// again, and the result avalanched. Not for adversaries: a page whose inputs were crafted to
+/// collide with its previous ones would keep its previous file.
+struct FingerprintHasher {
+  private var state: UInt64 = 0x243F_6A88_85A3_08D3
+
+  var value: UInt64 {
+    var x = state
+    x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+    return x ^ (x >> 31)
+  }
+
+  private mutating func mix(_ word: UInt64) {
+    let mixed = state ^ (word &* 0x9E37_79B9_7F4A_7C15)
+    state = ((mixed << 29) | (mixed >> 35)) &* 0xFF51_AFD7_ED55_8CCD
+  }
+
+  mutating func add(_ number: Int) { mix(UInt64(bitPattern: Int64(number))) }
+
+  mutating func add(_ number: Int64) { mix(UInt64(bitPattern: number)) }
+
+  mutating func add(_ number: UInt64) { mix(number) }
+
+  mutating func add(_ flag: Bool) { mix(flag ? 1 : 0) }
+
+  mutating func add(_ text: String) {
+    if let done: Void = text.utf8.withContiguousStorageIfAvailable({
+      add(UnsafeRawBufferPointer($0))
+    }) {
+      return done
+    }
+    var text = text
+    text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+  }
+
+  mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    add(bytes.count)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+      offset += 8
+    }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      for (shift, byte) in bytes[offset...].enumerated() {
+        tail |= UInt64(byte) << (8 * UInt64(shift))
+      }
+      mix(tail)
+    }
+  }
+}

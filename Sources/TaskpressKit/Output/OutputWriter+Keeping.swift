@@ -1,0 +1,85 @@
+import Glibc
+
+extension OutputWriter {
+  // MARK: - Keeping files without their bytes
+
+  /// Adds each of `paths` as the file the previous build left there, without its bytes, when
+  /// that file is provably still as the previous build wrote it: recorded in the manifest, a
+  /// regular file (not a link) with the recorded size and modification time, and no commit of
+  /// the previous build was interrupted. Returns whether each path was kept; one that was not
+  /// is not added, and the caller adds its bytes as usual.
+  ///
+  /// A kept file counts as unchanged, as if its bytes had been added and found on disk. The
+  /// caller vouches for the bytes (a page whose inputs are those that made the file; see
+  /// `PageFingerprints`): the writer checks only that the file is the one it wrote.
+  /// - Throws: `OutputError` naming the file: an invalid or repeated path, an interrupt.
+  public func keep(_ paths: [String]) throws -> [Bool] {
+    guard !repairing, !paths.isEmpty else { return paths.map { _ in false } }
+    let slots = try reserve(paths)
+    var kept: [Bool] = []
+    var keptSlots: [Slot] = []
+    var keptEntries: [Staged] = []
+    var released: [Slot] = []
+    kept.reserveCapacity(slots.count)
+    for slot in slots {
+      if let entry = keepable(slot) {
+        keptSlots.append(slot)
+        keptEntries.append(.unchanged(entry))
+        kept.append(true)
+      } else {
+        released.append(slot)
+        kept.append(false)
+      }
+    }
+    record(keptSlots, keptEntries)
+    release(released)
+    return kept
+  }
+
+  /// The manifest's entry of the slot's path when the file there is that entry's file.
+  private func keepable(_ slot: Slot) -> Manifest.Entry? {
+    guard let known = previous.files[slot.path],
+      let existing = try? existingTarget(slot)
+    else { return nil }
+    defer { existing.folder.release() }
+    let info = existing.info
+    guard Int(info.st_size) == known.size, info.modificationNanoseconds == known.modified else {
+      return nil
+    }
+    return known
+  }
+
+  // MARK: - The state a later build reads
+
+  /// The state file `name` as the previous build recorded it beside its manifest (see
+  /// `recordBesideManifest`); nil when there is none, or it belongs to another manifest (a
+  /// later build that committed but failed to record it).
+  func previousStateFile(besideManifest name: String) -> [UInt8]? {
+    guard let manifestHash = previousManifestHash else { return nil }
+    let stateFD = state.withLock { $0.stateFolderFD }
+    guard stateFD >= 0, let bytes = Self.readStateFile(stateFD, name) else { return nil }
+    let header = Array((manifestHash.hex + "\n").utf8)
+    guard bytes.starts(with: header) else { return nil }
+    return Array(bytes[header.count...])
+  }
+
+  /// Records `bytes` as the state file `name`, tied to the manifest the commit just left: a
+  /// later build reads it back (`previousStateFile(besideManifest:)`) only while that manifest
+  /// is the one on disk. Best effort: without the file the next build only does more work.
+  func recordBesideManifest(_ name: String, _ bytes: [UInt8]) {
+    guard let manifestHash = state.withLock({ $0.committedManifestHash }) else {
+      removeStateFile(name)
+      return
+    }
+    recordStateFile(name, Array((manifestHash.hex + "\n").utf8) + bytes)
+  }
+
+  private static func readStateFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {
+    let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.isRegularFile, info.st_size < 1 << 30 else { return nil }
+    return try? FileSystem.readAll(fd, expected: Int(info.st_size))
+  }
+}

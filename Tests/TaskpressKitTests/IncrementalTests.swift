@@ -1,0 +1,398 @@
+import Foundation
+@_spi(Testing) import SQLite
+import TestFixtures
+import Testing
+
+@testable import TaskpressKit
+
+/// Incremental rebuilds (`PageFingerprints`, `RenderPaths.incremental`): a rebuild after any
+/// change gives exactly the site a cold build of the same inputs gives, and renders only the
+/// pages whose inputs changed.
+@Suite struct IncrementalTests {
+  /// 30 to-dos of every priority and both states, 6 possessions with photos, 4 contacts.
+  static let todos: String = {
+    let priorities = ["1", "2", "3", "NULL", "7"]
+    let rows = (1...30).map { pk in
+      "(\(pk), 'Task \(pk) with *some* text', \(priorities[pk % 5]), \(pk % 3 == 0 ? 1 : 0))"
+    }
+    return """
+      CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete BOOLEAN);
+      INSERT INTO todo VALUES \(rows.joined(separator: ", "));
+      """
+  }()
+
+  static let possessions: String = {
+    let rows = (1...6).map { id in
+      "(\(id), 'Thing \(id)', 'About thing \(id)', X'\(TestPNG.hex(TestPNG.make(seed: id)))')"
+    }
+    return """
+      CREATE TABLE possessions(id INTEGER PRIMARY KEY, name TEXT, description TEXT, photo BLOB);
+      INSERT INTO possessions VALUES \(rows.joined(separator: ", "));
+      """
+  }()
+
+  static let contacts = """
+    CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT, address TEXT, phone TEXT);
+    INSERT INTO contacts VALUES (1, 'Ada', 'Here', '1'), (2, 'Bob', 'There', '2'),
+      (3, 'Cy', 'Far', '3'), (4, 'Di', 'Near', '4');
+    """
+
+  /// A site's inputs in `folder`: the three databases and a templates folder.
+  struct Inputs {
+    var options: BuildOptions
+    let folder: TemporaryFolder
+
+    init(_ folder: TemporaryFolder) throws {
+      self.folder = folder
+      options = BuildOptions()
+      options.todos = folder.sub("todo.sqlite")
+      options.possessions = folder.sub("possessions.sqlite")
+      options.contacts = folder.sub("contacts.sqlite")
+      options.templates = folder.sub("templates")
+      options.output = folder.sub("site")
+      options.pageSize = 4
+      options.boardLimit = 3
+      options.baseURL = "https://example.org/tasks/"
+      options.date = "2026-12-01"
+      options.jobs = 2
+      try Database.createForTesting(at: folder.sub("todo.sqlite"), sql: IncrementalTests.todos)
+      try Database.createForTesting(
+        at: folder.sub("possessions.sqlite"), sql: IncrementalTests.possessions)
+      try Database.createForTesting(
+        at: folder.sub("contacts.sqlite"), sql: IncrementalTests.contacts)
+      try FileManager.default.createDirectory(
+        atPath: folder.sub("templates"), withIntermediateDirectories: true)
+    }
+
+    func change(_ database: String, _ sql: String) throws {
+      let connection = try Database.openWritableForTesting(at: folder.sub(database))
+      try connection.execute(sql)
+    }
+
+    func writeTemplate(_ name: String, _ text: String) throws {
+      try writeFile(folder.sub("templates/" + name), text)
+    }
+  }
+
+  static func build(_ options: BuildOptions) throws -> BuildSummary {
+    try Build.run(options, interrupt: InterruptFlag(), reporter: Build.Reporter { _ in })
+  }
+
+  /// Copies the folder `from` to `to` (the site, or its state folder).
+  static func copy(_ from: String, _ to: String) throws {
+    try FileManager.default.copyItem(atPath: from, toPath: to)
+  }
+
+  /// Builds the inputs, keeps a copy of that site, applies `change`, then rebuilds the site in
+  /// place (incrementally) and builds the changed inputs cold into a new folder, comparing
+  /// with the copy (`--previous`), as the incremental build compares with the site it
+  /// replaces. Expects the two sites to be the same, byte for byte; returns the summaries of the
+  /// first build and the rebuild.
+  @discardableResult
+  static func expectSameAsCold(
+    _ name: String, change: (inout Inputs) throws -> Void
+  ) throws -> (first: BuildSummary, rebuild: BuildSummary) {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    var inputs = try Inputs(folder)
+    let first = try build(inputs.options)
+    try copy(folder.sub("site"), folder.sub("before"))
+    try copy(folder.sub(".site.taskpress"), folder.sub(".before.taskpress"))
+    try change(&inputs)
+
+    let rebuild = try build(inputs.options)
+    var cold = inputs.options
+    cold.output = folder.sub("cold")
+    cold.previous = folder.sub("before")
+    cold.renderPaths = RenderPaths.all.subtracting(.incremental)
+    _ = try build(cold)
+
+    let incremental = Tree.contents(inputs.options.output)
+    let expected = Tree.contents(cold.output)
+    let differences = DeterminismTests.differences(expected, incremental)
+    #expect(
+      differences.isEmpty,
+      "\(name): the rebuild differs from a cold build in \(differences.count) files: \(differences.prefix(8)) \(DifferentialTests.firstDifference(expected, incremental, differences.first))"
+    )
+    return (first, rebuild)
+  }
+
+  /// What every rebuild renders: the pages without a fingerprint (a contact's change shows
+  /// on those alone).
+  static func alwaysRendered() throws -> Int {
+    try expectSameAsCold("a contact's phone") { inputs in
+      try inputs.change("contacts.sqlite", "UPDATE contacts SET phone = '9' WHERE id = 2")
+    }.rebuild.rendered
+  }
+
+  @Test("a one-row change gives the cold build's site and renders only the pages that show it")
+  func oneRow() throws {
+    let always = try Self.alwaysRendered()
+    let (first, rebuild) = try Self.expectSameAsCold("one row's text") { inputs in
+      try inputs.change("todo.sqlite", "UPDATE todo SET text = 'Changed' WHERE pk = 13")
+      // A nightly build's date: shown only in the record of changes.
+      inputs.options.date = "2026-12-02"
+    }
+    #expect(first.rendered == first.pages)
+    // pk 13 (Low, in progress): its page and its two neighbours', its index page, its page of
+    // the in-progress list and of the Low list.
+    #expect(rebuild.rendered == always + 6, "\(rebuild.writtenPaths)")
+    #expect(always < first.pages / 3)
+  }
+
+  @Test(
+    "each kind of row change gives the cold build's site",
+    arguments: [
+      ("priority", "todo.sqlite", "UPDATE todo SET priority = 1 WHERE pk = 13"),
+      ("completed", "todo.sqlite", "UPDATE todo SET complete = 1 WHERE pk = 14"),
+      ("added", "todo.sqlite", "INSERT INTO todo VALUES (31, 'New', 2, 0)"),
+      ("removed", "todo.sqlite", "DELETE FROM todo WHERE pk = 1"),
+      (
+        "a possession's name", "possessions.sqlite",
+        "UPDATE possessions SET name = 'X' WHERE id = 3"
+      ),
+      (
+        "a possession's photo", "possessions.sqlite",
+        "UPDATE possessions SET photo = X'\(TestPNG.hex(TestPNG.make(seed: 99)))' WHERE id = 4"
+      ),
+      ("a contact", "contacts.sqlite", "UPDATE contacts SET phone = '9' WHERE id = 2"),
+    ])
+  func rowChanges(name: String, database: String, sql: String) throws {
+    try Self.expectSameAsCold(name) { inputs in
+      try inputs.change(database, sql)
+    }
+  }
+
+  @Test(
+    "a template change gives the cold build's site; another kind's template renders none of the to-do pages"
+  )
+  func templates() throws {
+    try Self.expectSameAsCold("todo.md") { inputs in
+      let text = try #require(Theme.builtIn.text(of: "todo.md"))
+      try inputs.writeTemplate("todo.md", text + "\nEdited.\n")
+    }
+    try Self.expectSameAsCold("a partial") { inputs in
+      let text = try #require(Theme.builtIn.text(of: "prevnext.md"))
+      try inputs.writeTemplate("prevnext.md", text.replacingOccurrences(of: "→", with: "=>"))
+    }
+    let (first, rebuild) = try Self.expectSameAsCold("board.html") { inputs in
+      let text = try #require(Theme.builtIn.text(of: "board.html"))
+      try inputs.writeTemplate("board.html", text + "\n<p>Edited.</p>\n")
+    }
+    let always = try Self.alwaysRendered()
+    #expect(rebuild.rendered == always)
+    #expect(rebuild.rendered < first.pages)
+  }
+
+  @Test("a label change and an option change give the cold build's site")
+  func labelsAndOptions() throws {
+    try Self.expectSameAsCold("a label") { inputs in
+      try inputs.writeTemplate("labels.json", #"{"en": {"task": "Chore"}}"#)
+    }
+    try Self.expectSameAsCold("the title") { inputs in inputs.options.title = "Other" }
+    try Self.expectSameAsCold("the base URL") { inputs in
+      inputs.options.baseURL = "https://example.com/"
+    }
+    try Self.expectSameAsCold("the page size") { inputs in inputs.options.pageSize = 5 }
+    try Self.expectSameAsCold("pretty URLs") { inputs in inputs.options.prettyURLs = true }
+    try Self.expectSameAsCold("the locale") { inputs in inputs.options.locale = .ja }
+    try Self.expectSameAsCold("the data copies") { inputs in
+      inputs.options.dataCopies = [.todos]
+    }
+  }
+
+  @Test("a kept page that was edited or deleted by hand is rendered again")
+  func handEdits() throws {
+    try Self.expectSameAsCold("edited and deleted pages") { inputs in
+      let site = inputs.options.output
+      try writeFile(site + "/todos/20.html", "edited")
+      try FileManager.default.removeItem(atPath: site + "/todos/21.html")
+      try writeFile(site + "/page/3.html", "edited")
+      inputs.options.date = "2026-12-02"
+    }
+  }
+
+  @Test("damaged, missing or foreign fingerprints make a full render with the same site")
+  func damagedRecord() throws {
+    for damage in ["cut", "missing", "foreign"] {
+      let (first, rebuild) = try Self.expectSameAsCold(damage) { inputs in
+        let path = inputs.folder.sub(".site.taskpress/fingerprints")
+        let bytes = try #require(readFile(path))
+        switch damage {
+        case "cut": try Data(bytes.prefix(bytes.count - 5)).write(to: URL(fileURLWithPath: path))
+        case "missing": try FileManager.default.removeItem(atPath: path)
+        default:
+          var foreign = bytes
+          foreign[0] = foreign[0] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+          try Data(foreign).write(to: URL(fileURLWithPath: path))
+        }
+        try inputs.change("todo.sqlite", "UPDATE todo SET text = 'Changed' WHERE pk = 13")
+      }
+      #expect(rebuild.rendered == first.pages, "\(damage)")
+    }
+  }
+
+  // MARK: - The fingerprints themselves
+
+  static func plan(_ todos: [Todo], possessions: [Possession] = [], pageSize: Int = 4) -> SitePlan {
+    var data = SiteData()
+    data.todos = todos
+    data.hasTodos = true
+    data.possessions = possessions
+    data.hasPossessions = !possessions.isEmpty
+    return SitePlan(data: data, pageSize: pageSize, routes: Routes(prettyURLs: false))
+  }
+
+  static let rows: [Todo] = (1...12).map {
+    Todo(pk: Int64($0), text: "Task \($0)", priority: .medium, complete: false, due: nil)
+  }
+
+  static func fingerprints(
+    _ plan: SitePlan, theme: Theme = .builtIn, labels: [String: String] = [:],
+    options: BuildOptions = BuildOptions()
+  ) throws -> [String: UInt64] {
+    var texts = try theme.labels(.en).labels.texts
+    texts.merge(labels) { $1 }
+    let fingerprints = PageFingerprints(
+      plan: plan, theme: theme, labels: Labels(texts: texts), options: options,
+      generated: nil, sourceDateEpoch: nil)
+    var result: [String: UInt64] = [:]
+    for page in plan.pages {
+      let file = plan.file(of: page)
+      result[file] = fingerprints.fingerprint(of: page, file: file, photoFiles: [:])
+    }
+    return result
+  }
+
+  /// The files whose fingerprint differs between `before` and `after`.
+  static func changed(_ before: [String: UInt64], _ after: [String: UInt64]) -> Set<String> {
+    Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+  }
+
+  @Test(
+    "the fingerprint catches a change to each field of a row, on the pages that show the row and no others",
+    arguments: ["text", "priority", "complete", "due", "pk"])
+  func eachField(field: String) throws {
+    let before = try Self.fingerprints(Self.plan(Self.rows))
+    var rows = Self.rows
+    switch field {
+    case "text": rows[5].text = "Task 6, changed"
+    case "priority": rows[5].priority = .other(2)
+    case "complete": rows[5].complete = true
+    case "due": rows[5].due = "2026-12-24"
+    default: rows[11].pk = 112
+    }
+    let changed = Self.changed(before, try Self.fingerprints(Self.plan(rows)))
+    switch field {
+    case "text", "due":
+      // The row's page and its neighbours', its index page (2 of 3), and its page of each
+      // list it is on: nothing else.
+      #expect(
+        changed == [
+          "todos/5.html", "todos/6.html", "todos/7.html", "page/2.html",
+          "status/in-progress/page/2.html", "priority/medium/page/2.html",
+        ])
+    case "pk":
+      #expect(changed.isSuperset(of: ["todos/11.html", "todos/112.html", "page/3.html"]))
+      #expect(!changed.contains("todos/10.html"))
+    default:
+      // The row moves to another list: the counts of every list and index page change.
+      #expect(changed.isSuperset(of: ["todos/5.html", "todos/6.html", "page/2.html"]))
+      #expect(!changed.contains("todos/4.html"))
+      #expect(!changed.contains("todos/3.html"))
+    }
+  }
+
+  @Test("the fingerprint catches a change of the labels, the options and the page's template chain")
+  func chain() throws {
+    let plan = Self.plan(Self.rows)
+    let before = try Self.fingerprints(plan)
+    let label = try Self.fingerprints(plan, labels: ["task": "Chore"])
+    #expect(Self.changed(before, label) == Set(before.keys).filter { before[$0] != nil })
+    for change in ["title", "baseURL", "prettyURLs", "noindex", "locale", "pageSize"] {
+      var options = BuildOptions()
+      switch change {
+      case "title": options.title = "Other"
+      case "baseURL": options.baseURL = "https://example.org/"
+      case "prettyURLs": options.prettyURLs = true
+      case "noindex": options.noindex = true
+      case "locale": options.locale = .ja
+      default: options.pageSize = 3
+      }
+      let after = try Self.fingerprints(plan, options: options)
+      #expect(Self.changed(before, after).contains("todos/6.html"), "\(change)")
+    }
+    // Only jobs and where things go do not reach a page.
+    var options = BuildOptions()
+    options.jobs = 7
+    options.output = "elsewhere"
+    options.quiet = true
+    #expect(Self.changed(before, try Self.fingerprints(plan, options: options)).isEmpty)
+
+    func theme(_ name: String, _ text: String) throws -> Theme {
+      let folder = try TemporaryFolder()
+      defer { folder.cleanUp() }
+      try writeFile(folder.sub(name), text)
+      return try Theme.load(overrides: folder.path)
+    }
+    let todoTemplate = try Self.fingerprints(plan, theme: try theme("todo.md", "{{todo.text}}"))
+    let board = try Self.fingerprints(plan, theme: try theme("board.html", "<p>board</p>"))
+    let layout = try Self.fingerprints(
+      plan, theme: try theme("layout.html", "<main>{{{content}}}</main>"))
+    #expect(
+      Self.changed(before, todoTemplate) == Set(before.keys.filter { $0.hasPrefix("todos/") }))
+    #expect(Self.changed(before, board).isEmpty)
+    #expect(Self.changed(before, layout) == Set(before.keys).filter { before[$0] != nil })
+    // A body template included as a partial is in the chain of the pages that include it.
+    let included = try Self.fingerprints(
+      plan, theme: try theme("todo.md", "{{> board.html}}\n{{todo.text}}"))
+    let includedBoard = try {
+      let folder = try TemporaryFolder()
+      defer { folder.cleanUp() }
+      try writeFile(folder.sub("todo.md"), "{{> board.html}}\n{{todo.text}}")
+      try writeFile(folder.sub("board.html"), "<p>board</p>")
+      return try Self.fingerprints(plan, theme: try Theme.load(overrides: folder.path))
+    }()
+    #expect(Self.changed(included, includedBoard).contains("todos/6.html"))
+  }
+
+  /// What each fingerprinted kind of page can show, as `PageFingerprints` covers it: a variable
+  /// added to the template model fails this test until the fingerprint looks at it.
+  @Test(
+    "the fingerprint covers every variable the template model gives its pages, and every option")
+  func coverage() {
+    func names(_ kind: String) -> [String] {
+      (TemplateModel.pages[kind] ?? []).map(\.name)
+    }
+    #expect(names("todo") == ["todo", "list", "boardURL", "previous", "next", "hasNeighbours"])
+    #expect(names("possession") == ["possession", "previous", "next", "hasNeighbours"])
+    #expect(names("list") == ["list", "todos", "pagination", "lists"])
+    #expect(
+      TemplateModel.common.map(\.name) == [
+        "site", "page", "root", "assets", "home", "nav", "data", "labels",
+      ])
+    #expect(
+      TodoValue.Field.allCases.map(\.rawValue) == [
+        "pk", "text", "title", "priority", "complete", "status", "check", "url", "due",
+        "dueDate", "overdue",
+      ])
+    let properties = Set(Mirror(reflecting: BuildOptions()).children.compactMap(\.label))
+    #expect(
+      properties == PageFingerprints.optionsShown.union(PageFingerprints.optionsNotShown),
+      "every option is either in the fingerprint or does not reach a page")
+  }
+
+  @Test("the record reads back what it wrote, and refuses bytes that are not one")
+  func record() throws {
+    let record = FingerprintRecord([(3, 30), (1, 10), (2, 20), (3, 31)])
+    #expect(record.count == 3)
+    let read = try #require(FingerprintRecord(bytes: record.bytes))
+    #expect(read == record)
+    #expect(FingerprintRecord(bytes: Array(record.bytes.dropLast())) == nil)
+    #expect(FingerprintRecord(bytes: Array("taskpress-fingerprints 2\n".utf8)) == nil)
+    let file = "todos/3.html"
+    let keyed = FingerprintRecord([(FingerprintRecord.key(file), 42)])
+    #expect(keyed[file] == 42)
+    #expect(keyed["todos/4.html"] == nil)
+  }
+}
