@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Testing) import SQLite
 import Testing
 
 @testable import TaskpressKit
@@ -346,5 +347,29 @@ import Testing
     }
     // Some of the changed copies are still copies (a changed letter of a text, say).
     #expect(read > 3)
+  }
+
+  @Test("a source's error comes before a damaged previous build's")
+  func sourceErrorFirst() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let database = folder.sub("todo.sqlite")
+    try Database.createForTesting(at: database, sql: ChangesTests.todoSchema)
+    var options = BuildOptions()
+    options.todos = database
+    options.output = folder.sub("site")
+    _ = try ChangesTests.build(options)
+    try Self.write(options.output + "/data/todos.json", Array("[{".utf8))
+    // The previous build alone: its error.
+    try ChangesTests.change(database, "UPDATE todo SET text = 'Buy oat milk' WHERE pk = 1")
+    #expect(throws: BuildError.self) { _ = try ChangesTests.build(options) }
+    // And a to-do table that is not there: the database's error, as before.
+    try ChangesTests.change(database, "ALTER TABLE todo RENAME TO other")
+    do {
+      _ = try ChangesTests.build(options)
+      Issue.record("the build did not fail")
+    } catch let error as SourceError {
+      #expect(error.file == database)
+    }
   }
 }
