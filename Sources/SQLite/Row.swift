@@ -100,6 +100,22 @@ public struct Row {
     return String(validating: bytes, as: UTF8.self)
   }
 
+  /// Calls `body` with the bytes of column `index` in SQLite's own buffer when it is text that
+  /// ``validText(at:)`` would return (valid UTF-8 without NUL bytes), without making a
+  /// `String` of it; nil for anything else. The buffer is valid only during the call.
+  public func withValidText<T>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+    guard columnType(at: index) == .text else { return nil }
+    let column = Int32(index)
+    guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard memchr(pointer, 0, count) == nil else { return nil }
+    let bytes = UnsafeBufferPointer(start: pointer, count: count)
+    guard
+      Self.isASCII(UnsafeRawBufferPointer(bytes)) || String(validating: bytes, as: UTF8.self) != nil
+    else { return nil }
+    return body(bytes)
+  }
+
   /// Whether every byte is below 0x80, eight at a time.
   static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var index = 0

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import Testing
 
 @testable import TaskpressKit
@@ -88,6 +90,45 @@ import Testing
     #expect(Manifest(parsing: text) == manifest)
   }
 
+  @Test("a manifest streamed to a file is the text made in memory, byte for byte, and its hash")
+  func streamedManifest() throws {
+    // More lines than the stream's buffer holds, of every kind of number, so that it is
+    // written out several times, and lines end at every place in it.
+    var files: [(path: String, entry: Manifest.Entry)] = []
+    let count = 40_000
+    let paths = (0..<count).map { number in
+      number % 7 == 0 ? "todos/\(number)/index.html" : "todos/\(number).html"
+    }.sorted(by: OutputPath.precedes)
+    for (number, path) in paths.enumerated() {
+      files.append(
+        (
+          path,
+          Manifest.Entry(
+            hash: ContentHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
+            size: number % 5 == 0 ? Int.max - number : number * 37,
+            modified: number % 3 == 0 ? -.max : Int64(number) * 1_000_000_007)
+        ))
+    }
+    files.append(("é/" + String(repeating: "long-name-", count: 300) + ".html", files[0].entry))
+    let folders = ["a b", "todos", "todos/7"]
+    let expected = Manifest.text(files: files, folders: folders)
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let fd = open(folder.sub("manifest"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    try #require(fd >= 0)
+    let hash = try Manifest.write(
+      count: files.count,
+      file: { index, body in
+        var path = files[index].path
+        path.withUTF8 { body($0, files[index].entry) }
+      }, folders: folders, to: fd)
+    close(fd)
+    let written = try #require(FileManager.default.contents(atPath: folder.sub("manifest")))
+    #expect(written.count == expected.count)
+    #expect(Array(written) == expected)
+    #expect(hash == ContentHash(of: expected))
+  }
+
   @Test("hashing at once equals hashing byte by byte, for every length of the last block")
   func tails() {
     let bytes = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
@@ -148,12 +189,53 @@ import Testing
   }
 }
 
+@Suite struct RecordTableTests {
+  @Test("the record table gives back each record as it was added or last set")
+  func againstArray() {
+    var table = OutputWriter.RecordTable()
+    var expected: [OutputWriter.Record] = []
+    let entry = { (n: Int) in
+      Manifest.Entry(hash: ContentHash(value: UInt64(n) &* 31), size: n * 3, modified: -Int64(n))
+    }
+    for number in 0..<500 {
+      let path = number % 3 == 0 ? "" : "todos/\(number)/é \(number).html"
+      let index = expected.count
+      var record = OutputWriter.Record(path: path, plan: number % 4, staged: .pending)
+      table.append(record)
+      switch index % 4 {
+      case 0: break
+      case 1: record.staged = .unchanged(entry(number))
+      case 2: record.staged = .written(entry(number), stagingName: .flat(number * 1000))
+      default: record.staged = .written(entry(number), stagingName: .inFolderCopy)
+      }
+      record.plan = number % 5
+      table.set(index, staged: record.staged, plan: record.plan)
+      expected.append(record)
+      if number % 50 == 49 {
+        table.removeLast(7)
+        expected.removeLast(7)
+      }
+    }
+    #expect(table.count == expected.count)
+    for index in expected.indices {
+      let record = table[index]
+      #expect(record.path == expected[index].path)
+      #expect(record.plan == expected[index].plan)
+      #expect("\(record.staged)" == "\(expected[index].staged)")
+      #expect(table.hasPath(index, expected[index].path))
+      #expect(!table.hasPath(index, expected[index].path + "x"))
+      #expect(table.isPending(index) == (index % 4 == 0))
+      #expect(table.isWritten(index) == (index % 4 >= 2))
+    }
+  }
+}
+
 @Suite struct PathTableTests {
   @Test("the path table finds what was added and forgets what was removed, as a dictionary")
   func againstDictionary() {
     var table = PathTable()
     var expected: [String: Int] = [:]
-    var records: [OutputWriter.Record] = []
+    var records = OutputWriter.RecordTable()
     var seed: UInt64 = 7
     func next(_ bound: Int) -> Int {
       seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

@@ -142,6 +142,61 @@ import Testing
     #expect(TodoTexts([]).count == 0)
   }
 
+  @Test("packed to-dos give back every field as given, and a plan of them is a plan of the array")
+  func packedRows() {
+    var generator = SplitMix(state: 7)
+    let priorities: [Priority] = [
+      .high, .medium, .low, .other(0), .other(.min), .other(.max), .other(-4), .none,
+      .other(1), .other(2), .other(3),
+    ]
+    let texts = ["Buy milk", "", "Café ☕ 𝄞", String(repeating: "x", count: 1000)]
+    let dues: [String?] = [nil, "2008-07-25T12:46:40Z", "", "soon"]
+    var pk: Int64 = .min
+    let todos = (0..<300).map { number -> Todo in
+      pk += Int64.random(in: 1...1000, using: &generator)
+      return Todo(
+        pk: pk, text: texts[number % texts.count],
+        priority: priorities.randomElement(using: &generator) ?? .none,
+        complete: Bool.random(using: &generator), due: dues[number % 3 == 0 ? 0 : number % 4])
+    }
+    let rows = TodoRows(todos)
+    #expect(Array(rows) == todos)
+    for position in todos.indices {
+      #expect(rows.pk(position) == todos[position].pk)
+      #expect(rows.priority(position) == todos[position].priority)
+      #expect(rows.isComplete(position) == todos[position].complete)
+      #expect(rows.hasDue(position) == (todos[position].due != nil))
+      #expect(rows.texts.withText(position) { Array($0) } == Array(todos[position].text.utf8))
+    }
+    #expect(TodoRows([]).isEmpty)
+    var array = SiteData()
+    array.hasTodos = true
+    array.todos = todos
+    var packed = array
+    packed.todos = []
+    packed.packedTodos = rows
+    let routes = Routes(prettyURLs: false)
+    let fromArray = SitePlan(data: array, pageSize: 7, routes: routes)
+    let fromPacked = SitePlan(data: packed, pageSize: 7, routes: routes)
+    #expect(Array(fromPacked.todos) == Array(fromArray.todos))
+    #expect(Array(fromPacked.todosByPK) == todos)
+    #expect(fromPacked.lists == fromArray.lists)
+    #expect(fromPacked.completeCount == fromArray.completeCount)
+    #expect(fromPacked.pages == fromArray.pages)
+  }
+
+  @Test("a list of paths in one block gives back each path, and compares as its paths")
+  func pathList() {
+    let paths = ["index.html", "", "todos/1.html", "é/ü.html", String(repeating: "a/", count: 200)]
+    let list = PathList(paths)
+    #expect(Array(list) == paths)
+    #expect(
+      list == ["index.html", "", "todos/1.html", "é/ü.html", String(repeating: "a/", count: 200)])
+    #expect(list != PathList(paths.dropLast()))
+    #expect(PathList(["ab", "c"]) != PathList(["a", "bc"]))
+    #expect(PathList().isEmpty)
+  }
+
   @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")
   func listValues() throws {
     var data = SiteData()
@@ -186,7 +241,7 @@ import Testing
         data.hasTodos = true
         data.todos = given
         let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
-        #expect(plan.todos == given.sorted(by: SitePlan.indexOrder))
+        #expect(Array(plan.todos) == given.sorted(by: SitePlan.indexOrder))
         #expect(Array(plan.todosByPK) == byPK)
       }
     }

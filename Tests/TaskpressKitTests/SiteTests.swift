@@ -83,7 +83,7 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
         // Only a pretty URL links to its own page as `./`; plain ones need no special case.
         let own: Int64? = pretty && file.hasPrefix("todos/3") ? 3 : nil
         let links = TodoLinks(
-          todos: [], texts: TodoTexts([]), strings: strings, fromFile: file, ownPK: own)
+          todos: TodoRows([]), texts: TodoTexts([]), strings: strings, fromFile: file, ownPK: own)
         for pk: Int64 in [-12, 0, 3, 4, 12_345_678_901] {
           #expect(
             links.link(pk) == routes.link(to: "todos/\(pk)", fromFile: file),

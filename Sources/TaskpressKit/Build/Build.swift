@@ -120,7 +120,7 @@ public enum Build {
     // while this one reads the others, and then stages the photos on a thread of their own
     // (they need only the possessions) while the to-dos are still being read.
     var data = SiteData()
-    let todoResult = Mutex<Result<(todos: [Todo], warnings: [BuildWarning]), any Error>?>(nil)
+    let todoResult = Mutex<Result<(todos: TodoRows, warnings: [BuildWarning]), any Error>?>(nil)
     let reading = DispatchGroup()
     if let path = options.todos {
       DispatchQueue.global().async(group: reading) {
@@ -128,7 +128,7 @@ public enum Build {
           let source = try TodoSource(
             path: path, mapping: options.mapping.todos, busyTimeout: busyTimeout)
           defer { source.close() }
-          return try source.load()
+          return try source.loadRows()
         }
         todoResult.withLock { $0 = result }
       }
@@ -208,7 +208,7 @@ public enum Build {
     var warnings = themeWarnings
     if let result = todoResult.withLock({ $0.take() }) {
       let loaded = try result.get()
-      data.todos = loaded.todos
+      data.packedTodos = loaded.todos
       data.hasTodos = true
       data.hasDueDates = options.mapping.todos.columns["due"] != nil
       warnings += loaded.warnings
@@ -247,16 +247,27 @@ public enum Build {
     let plan = SitePlan(
       data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit)
     data = SiteData()  // the plan holds the rows now
+    #if canImport(Glibc)
+      // Reading and planning freed as much as the plan keeps: back to the system before the
+      // pages are rendered, so that it does not stay resident through the build.
+      _ = systemMallocTrim(0)
+    #endif
 
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintRecord = FingerprintRecord()
-    do {
+    /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
+    /// let go of when this returns, before the commit, with the contexts and fingerprints that
+    /// hold them (a million to-dos' rows and lists are about 90 MB).
+    func stageSite(_ plan: SitePlan, previous: PreviousBuild) throws {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
       // The first index page shows the latest changes: it is rendered with `changes.html`, once
       // the photos (which the changes compare) are named.
       let pages = plan.pages.filter { $0 != .index(1) }
+      // A file for each page and photo, and a few more; paths of about 20 bytes.
+      let files = pages.count + plan.possessions.count + theme.assets.count + 16
+      writer.reserveCapacity(files: files, pathBytes: files * 20)
       // The pages whose inputs did not change since the build that wrote the site are kept.
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
@@ -334,7 +345,12 @@ public enum Build {
       // The rows and the plan are not needed past here.
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
-      freeInBackground((consume plan, consume pages, consume renderer))
+      freeInBackground((consume pages, consume renderer))
+
+    }
+
+    do {
+      try stageSite(consume plan, previous: consume previous)
 
       summary.phases.append(.init("render", seconds(since: started)))
 

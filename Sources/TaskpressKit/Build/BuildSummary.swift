@@ -23,7 +23,7 @@ public struct BuildSummary: Sendable, Equatable {
   /// `render` (photos, pages and data copies staged), `commit`.
   public var phases: [Phase] = []
   /// The files written, relative to the output folder, in byte order.
-  public var writtenPaths: [String] = []
+  public var writtenPaths = PathList()
   /// The files removed, relative to the output folder, in byte order.
   public var removedPaths: [String] = []
   /// Problems that did not stop the build (a stale file that could not be removed).

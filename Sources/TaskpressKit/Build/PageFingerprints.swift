@@ -167,14 +167,16 @@ struct PageFingerprints: Sendable {
   }
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
-    // Field by field: a copy of the row would retain its strings.
-    hasher.add(plan.todos[position].pk)
-    hasher.add(plan.todos[position].text)
-    Self.add(plan.todos[position].priority, to: &hasher)
-    hasher.add(plan.todos[position].complete)
-    if let due = plan.todos[position].due {
+    // Field by field from the packed rows, the texts as their bytes: `plan.todos[position]`
+    // would make a `Todo` and a `String` of each text.
+    let todos = plan.todos
+    hasher.add(todos.pk(position))
+    todos.texts.withText(position) { hasher.add(UnsafeRawBufferPointer($0)) }
+    Self.add(todos.priority(position), to: &hasher)
+    hasher.add(todos.isComplete(position))
+    if todos.hasDue(position) {
       hasher.add(true)
-      hasher.add(due)
+      todos.dues.withText(position) { hasher.add(UnsafeRawBufferPointer($0)) }
     } else {
       hasher.add(false)
     }

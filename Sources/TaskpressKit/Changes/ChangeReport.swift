@@ -82,7 +82,8 @@ struct ChangeReport: Sendable {
       builds.isEmpty
       ? [:]
       : [
-        .todos: Set(plan.todos.map(\.pk)), .possessions: Set(plan.possessions.map(\.id)),
+        .todos: Set(plan.todos.indices.map(plan.todos.pk)),
+        .possessions: Set(plan.possessions.map(\.id)),
         .contacts: Set(plan.contacts.map(\.id)),
       ]
     for index in builds.indices {
@@ -119,7 +120,9 @@ struct ChangeReport: Sendable {
     todos: TodoCounts?, possessions: Int?, contacts: Int?
   ) {
     (
-      plan.hasTodos ? TodoCounts(plan.todos.map { ($0.priority, $0.complete) }) : nil,
+      plan.hasTodos
+        ? TodoCounts(
+          plan.todos.indices.map { (plan.todos.priority($0), plan.todos.isComplete($0)) }) : nil,
       plan.hasPossessions ? plan.possessions.count : nil,
       plan.hasContacts ? plan.contacts.count : nil
     )

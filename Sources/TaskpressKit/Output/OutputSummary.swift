@@ -9,7 +9,7 @@ public struct OutputSummary: Sendable, Equatable {
   /// Whether the previous build was interrupted while writing and this one repaired the folder.
   public var repaired: Bool
   /// The relative paths written, in byte order.
-  public var writtenPaths: [String]
+  public var writtenPaths: PathList
   /// The relative paths removed, in byte order.
   public var removedPaths: [String]
   /// Problems that did not stop the build (a stale file that could not be removed), one line

@@ -195,8 +195,7 @@ extension OutputWriter {
       s.activeAdds -= slots.count
       if s.phase == .staging {
         for (slot, staged) in zip(slots, staged) {
-          s.records[slot.index].staged = staged
-          s.records[slot.index].plan = slot.plan
+          s.records.set(slot.index, staged: staged, plan: slot.plan)
         }
       } else {
         // An abort raced with this add; the staging folder is already gone.

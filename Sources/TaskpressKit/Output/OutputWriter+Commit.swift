@@ -52,7 +52,7 @@ extension OutputWriter {
 
   /// What the staging phase left for the commit.
   struct Taken {
-    var records: [Record]
+    var records: RecordTable
     var paths: PathTable
     var plans: [FolderPlan]
     var shadowRoots: [(root: String, name: String)]
@@ -61,38 +61,30 @@ extension OutputWriter {
   private func publish(_ taken: Taken) throws -> OutputSummary {
     let records = taken.records
     let plans = taken.plans
-    var files: [(path: String, entry: Manifest.Entry)] = []
-    var written: [Int] = []
+    // This build's files in byte order (the order of the manifest and of the summary), as
+    // their numbers in `records`: 4 bytes a file, their paths and entries read in place.
+    var files: [Int32] = []
+    var written: [Int32] = []
     var unchanged = 0
     var usedPlans = [Bool](repeating: false, count: plans.count)
-    // Records are read in place: a copy of one (its path, what was staged) costs reference
-    // counting, and a site has 100,000 of them.
-    records.withUnsafeBufferPointer { records in
-      // This build's files in byte order: the order of the manifest and of the summary.
-      var present: [Int] = []
+    do {
+      var present: [Int32] = []
       present.reserveCapacity(records.count)
-      for index in records.indices {
-        if case .pending = records[index].staged { continue }
-        present.append(index)
+      for index in records.indices where !records.isPending(index) {
+        present.append(Int32(truncatingIfNeeded: index))
       }
       let order = OutputPath.byteOrder(present.count) { position, body in
-        if records[present[position]].path.utf8.withContiguousStorageIfAvailable(body) == nil {
-          var copy = records[present[position]].path
-          copy.withUTF8(body)
-        }
+        records.withPath(Int(present[position]), body)
       }
       files.reserveCapacity(order.count)
       for position in order {
-        let index = present[position]
-        usedPlans[records[index].plan] = true
-        switch records[index].staged {
-        case .pending: continue
-        case .unchanged(let entry):
-          files.append((records[index].path, entry))
+        let index = Int(present[position])
+        files.append(present[position])
+        usedPlans[records.plan(index)] = true
+        if records.isWritten(index) {
+          written.append(present[position])
+        } else {
           unchanged += 1
-        case .written(let entry, _):
-          files.append((records[index].path, entry))
-          written.append(index)
         }
       }
     }
@@ -103,6 +95,17 @@ extension OutputWriter {
         previous.files.keys.filter {
           taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
         })
+    /// Streams the manifest of `files` and `folders` to a file descriptor.
+    func manifest(_ folders: Set<String>) -> (Int32) throws(SystemError) -> ContentHash {
+      { fd throws(SystemError) in
+        try Manifest.write(
+          count: files.count,
+          file: { position, body in
+            let index = Int(files[position])
+            records.withPath(index) { body($0, records.entry(index)) }
+          }, folders: OutputPath.sorted(folders), to: fd)
+      }
+    }
 
     // Folders that must exist, and those of them taskpress creates now.
     var needed = Set<String>()
@@ -120,9 +123,11 @@ extension OutputWriter {
     let recordedFolders = previous.folders.union(toCreate)
     var folders = recordedFolders
 
+    var writtenPaths = PathList()
+    for number in written { records.withPath(Int(number)) { writtenPaths.append(utf8: $0) } }
     var summary = OutputSummary(
       written: written.count, unchanged: unchanged, removed: 0, repaired: repairing,
-      writtenPaths: written.map { records[$0].path }, removedPaths: [], warnings: [])
+      writtenPaths: writtenPaths, removedPaths: [], warnings: [])
 
     if written.isEmpty && stale.isEmpty && !repairing {
       // Nothing visible changes; only the record may (new mtimes, adopted files).
@@ -132,14 +137,20 @@ extension OutputWriter {
       }
       let same =
         folders == previous.folders && files.count == previous.files.count
-        && files.allSatisfy { previous.files[$0.path] == $0.entry }
+        && files.allSatisfy {
+          previous.files[records.path(Int($0))] == records.entry(Int($0))
+        }
       var manifestHash = repairing ? nil : previousManifestHash
       if !same || stateFolderExists() {
         let stateFD = try stateFolder()
         if !same {
-          let text = Manifest.text(files: files, folders: OutputPath.sorted(folders))
-          try Self.writeManifest(text, stateFD, statePath)
-          manifestHash = ContentHash(of: text)
+          manifestHash = try Self.writeFile(
+            stateFD, Self.temporaryManifestName, statePath, manifest(folders))
+          guard renameat(stateFD, Self.temporaryManifestName, stateFD, Self.manifestName) == 0
+          else {
+            throw OutputError(
+              path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
+          }
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
       }
@@ -150,8 +161,8 @@ extension OutputWriter {
     let stateFD = try stateFolder()
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
-    let pendingManifest = Manifest.text(files: files, folders: OutputPath.sorted(recordedFolders))
-    try Self.writeFile(pendingManifest, stateFD, Self.pendingManifestName, statePath)
+    let pendingHash = try Self.writeFile(
+      stateFD, Self.pendingManifestName, statePath, manifest(recordedFolders))
     try Self.writeFile(Array("taskpress\n".utf8), stateFD, Self.markerName, statePath)
 
     var steps = 0
@@ -174,9 +185,10 @@ extension OutputWriter {
     var currentPlan = -1
     var folderRef: FolderRef?
     defer { folderRef?.release() }
-    for index in written {
+    for number in written {
+      let index = Int(number)
       // Files of a folder moved in one piece are in place already: their records are not read.
-      if inMovedFolder[records[index].plan] { continue }
+      if inMovedFolder[records.plan(index)] { continue }
       let record = records[index]
       guard case .written(_, let name) = record.staged else { continue }
       let folder = plans[record.plan].path
@@ -234,12 +246,12 @@ extension OutputWriter {
         throw OutputError(
           path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
       }
-      manifestHash = ContentHash(of: pendingManifest)
+      manifestHash = pendingHash
     } else {
-      files += kept
-      let all = files
-      files = OutputPath.byteOrder(all.count) { all[$0].path }.map { all[$0] }
-      let text = Manifest.text(files: files, folders: OutputPath.sorted(folders))
+      // Rare (a stale file could not be removed): the manifest made in memory, as it was.
+      let all = files.map { (path: records.path(Int($0)), entry: records.entry(Int($0))) } + kept
+      let sorted = OutputPath.byteOrder(all.count) { all[$0].path }.map { all[$0] }
+      let text = Manifest.text(files: sorted, folders: OutputPath.sorted(folders))
       try Self.writeManifest(text, stateFD, statePath)
       manifestHash = ContentHash(of: text)
       unlinkat(stateFD, Self.pendingManifestName, 0)

@@ -120,7 +120,8 @@ extension OutputWriter {
       fd = FileSystem.open(stagingFD, folder: prefix, name: slot.leaf, flags, 0o666)
       stagingName = .inFolderCopy
     case .existing:
-      let name = "f" + String(flatStagingNames.add(1, ordering: .relaxed).newValue, radix: 36)
+      let number = flatStagingNames.add(1, ordering: .relaxed).newValue
+      let name = Self.flatStagingName(number)
       if stagingFD < 0 {
         stagingFD = try state.withLock { (s) throws(OutputError) -> Int32 in
           guard s.phase == .staging else {
@@ -132,7 +133,7 @@ extension OutputWriter {
         }
       }
       fd = openat(stagingFD, name, flags, 0o666)
-      stagingName = .flat(name)
+      stagingName = .flat(number)
     }
     guard fd >= 0 else {
       throw OutputError(path: display(slot.path), reason: SystemError.current.reason)
@@ -143,10 +144,15 @@ extension OutputWriter {
   /// The path of a staged file inside the staging folder.
   static func stagingPath(_ name: StagingName, placement: Placement, leaf: String) -> String {
     switch (name, placement) {
-    case (.flat(let name), _): name
+    case (.flat(let number), _): flatStagingName(number)
     case (.inFolderCopy, .shadow(_, let prefix)): prefix + "/" + leaf
     case (.inFolderCopy, .existing): leaf  // not made: such a folder's files are staged flat
     }
+  }
+
+  /// The name of the flat staging file `number`: `f` and the number in base 36.
+  static func flatStagingName(_ number: Int) -> String {
+    "f" + String(number, radix: 36)
   }
 
   /// Creates `relative` and its parents inside the staging folder, once.

@@ -74,8 +74,8 @@ public final class OutputWriter: @unchecked Sendable {
 
   /// Where a file is staged, in the staging folder.
   enum StagingName {
-    /// Flat, under this name (`f17`).
-    case flat(String)
+    /// Flat, under `f` and this number in base 36 (`f17`).
+    case flat(Int)
     /// In the copy of its folder, under its own name: `prefix/leaf` of its placement's
     /// `shadow(root:prefix:)`, spelled out only when needed.
     case inFolderCopy
@@ -108,7 +108,7 @@ public final class OutputWriter: @unchecked Sendable {
   struct State {
     var phase = Phase.staging
     /// The files added, in the order `add` was called; `paths` finds one by path.
-    var records: [Record] = []
+    var records = RecordTable()
     var paths = PathTable()
     /// The folders files were added to; `planIndex` finds one by path.
     var plans: [FolderPlan] = []
@@ -334,6 +334,27 @@ public final class OutputWriter: @unchecked Sendable {
       throw OutputError(path: path, reason: error.reason)
     }
     close(fd)
+  }
+
+  /// Creates or truncates `name` in `folderFD` with what `produce` writes to its descriptor
+  /// (a manifest streamed, `Manifest.write`), and returns what `produce` returns.
+  static func writeFile<R>(
+    _ folderFD: Int32, _ name: String, _ statePath: String,
+    _ produce: (Int32) throws(SystemError) -> R
+  ) throws(OutputError) -> R {
+    let path = statePath + "/" + name
+    let fd = openat(folderFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw OutputError(path: path, reason: SystemError.current.reason) }
+    let result: R
+    do throws(SystemError) {
+      result = try produce(fd)
+    } catch {
+      close(fd)
+      unlinkat(folderFD, name, 0)
+      throw OutputError(path: path, reason: error.reason)
+    }
+    close(fd)
+    return result
   }
 
   // MARK: - Paths

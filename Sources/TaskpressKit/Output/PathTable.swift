@@ -1,8 +1,8 @@
 /// The paths added to a build, each with its number (its index in `OutputWriter.State.records`).
 ///
-/// Open addressing over the paths' own hashes, 8 bytes a slot: a lookup compares 32 bits of
-/// hash, and paths only when those are equal; growing moves the slots without hashing a path
-/// again. A `[String: Int]` of a site's 100,000 paths costs several times more per added file
+/// Open addressing over the paths' own hashes, 8 bytes a slot, at most three in four of them
+/// used: a lookup compares 32 bits of hash, and paths only when those are equal; growing moves
+/// the slots without hashing a path again. A `[String: Int]` of a site's 100,000 paths costs several times more per added file
 /// (it rehashes every path as it grows and compares paths on its way), and every file's
 /// lookup lands on memory no other file touched: the smaller the table, the better.
 struct PathTable {
@@ -20,7 +20,7 @@ struct PathTable {
   }
 
   /// The number of `path` (whose `hash(of:)` is `hash`), or nil.
-  func number(of path: String, hash: UInt32, records: [OutputWriter.Record]) -> Int? {
+  func number(of path: String, hash: UInt32, records: OutputWriter.RecordTable) -> Int? {
     let slot = slots[position(of: path, hash: hash, records: records)]
     return slot == 0 ? nil : Self.number(slot)
   }
@@ -28,9 +28,9 @@ struct PathTable {
   /// Files `path` (whose `hash(of:)` is `hash`) under `number`, unless it is there already:
   /// then returns the number it has.
   mutating func insert(
-    _ path: String, hash: UInt32, number: Int, records: [OutputWriter.Record]
+    _ path: String, hash: UInt32, number: Int, records: OutputWriter.RecordTable
   ) -> Int? {
-    if (count + 1) * 2 > slots.count { grow() }
+    if (count + 1) * 4 > slots.count * 3 { grow() }
     let found = position(of: path, hash: hash, records: records)
     if slots[found] != 0 { return Self.number(slots[found]) }
     slots[found] = UInt64(hash) << 32 | UInt64(number + 1)
@@ -39,7 +39,7 @@ struct PathTable {
   }
 
   /// Forgets `path` (whose `hash(of:)` is `hash`), when it is there.
-  mutating func remove(_ path: String, hash: UInt32, records: [OutputWriter.Record]) {
+  mutating func remove(_ path: String, hash: UInt32, records: OutputWriter.RecordTable) {
     var hole = position(of: path, hash: hash, records: records)
     guard slots[hole] != 0 else { return }
     count -= 1
@@ -70,19 +70,24 @@ struct PathTable {
   }
 
   /// Where `path` is, or the empty slot where it would go.
-  private func position(of path: String, hash: UInt32, records: [OutputWriter.Record]) -> Int {
+  private func position(of path: String, hash: UInt32, records: OutputWriter.RecordTable) -> Int {
     let mask = slots.count - 1
     var at = Int(hash) & mask
     while true {
       let slot = slots[at]
       if slot == 0
         || (UInt32(truncatingIfNeeded: slot >> 32) == hash
-          && records[Self.number(slot)].path == path)
+          && records.hasPath(Self.number(slot), path))
       {
         return at
       }
       at = (at + 1) & mask
     }
+  }
+
+  /// Makes room for `count` paths in all without growing.
+  mutating func reserveCapacity(_ count: Int) {
+    while count * 4 > slots.count * 3 { grow() }
   }
 
   private mutating func grow() {

@@ -32,9 +32,9 @@ extension PageContext {
     var groups: [MustacheValue] = []
     var start = positions.lowerBound
     while start < positions.upperBound {
-      let priority = plan.todos[start].priority
+      let priority = plan.todos.priority(start)
       var end = start
-      while end < positions.upperBound, plan.todos[end].priority == priority {
+      while end < positions.upperBound, plan.todos.priority(end) == priority {
         end += 1
       }
       groups.append(

@@ -102,7 +102,7 @@ extension PageContext {
     let counts = priorities.map { index in
       let list = plan.lists[index]
       var complete = 0
-      for member in 0..<list.count where plan.todos[list.position(member)].complete {
+      for member in 0..<list.count where plan.todos.isComplete(list.position(member)) {
         complete += 1
       }
       return (inProgress: list.count - complete, complete: complete)

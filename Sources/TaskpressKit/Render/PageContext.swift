@@ -96,7 +96,7 @@ struct PageContext: Sendable {
         : "\(labels["tasks"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     case .board: labels["board"]
     case .todo(let position):
-      nonEmpty(plan.todos[position].text, "\(labels["task"]) \(plan.todos[position].pk)")
+      nonEmpty(plan.todos.text(position), "\(labels["task"]) \(plan.todos.pk(position))")
     case .possessions, .possessionsFront: labels["possessions"]
     case .possession(let position):
       nonEmpty(
@@ -257,7 +257,7 @@ struct PageContext: Sendable {
     let section = Self.section(of: page)
     let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
     func make() -> ReusedPageValues.TodoPageSet {
-      let links = todoLinks(from: file, folder: folder, ownPK: plan.todos[position].pk)
+      let links = todoLinks(from: file, folder: folder, ownPK: plan.todos.pk(position))
       let info = PageInfoCursor(pageInfo(page, file: file))
       let values = PageValues(
         site: siteValue, labels: labelsValue, page: .computed(info), chrome: chrome)

@@ -83,7 +83,7 @@ struct RowLinks: Sendable {
 /// What the to-dos on one page share: the rows, the texts, and the links from this page to the
 /// to-dos' pages.
 final class TodoLinks: Sendable {
-  let todos: [Todo]
+  let todos: TodoRows
   /// The texts of `todos`.
   let texts: TodoTexts
   let strings: RowStrings
@@ -97,7 +97,9 @@ final class TodoLinks: Sendable {
   ///   - strings: the labels and routes.
   ///   - file: the page the links are on.
   ///   - ownPK: the to-do whose page `file` is, if it is one.
-  init(todos: [Todo], texts: TodoTexts, strings: RowStrings, fromFile file: String, ownPK: Int64?) {
+  init(
+    todos: TodoRows, texts: TodoTexts, strings: RowStrings, fromFile file: String, ownPK: Int64?
+  ) {
     precondition(texts.count == todos.count, "the texts of other to-dos")
     self.todos = todos
     self.texts = texts

@@ -20,40 +20,40 @@ struct TodoValue: TemplateRow {
   /// `due` and `dueDate` only when the to-do has a due date.
   func has(_ field: Field) -> Bool {
     switch field {
-    case .due, .dueDate: links.todos[position].due != nil
+    case .due, .dueDate: links.todos.hasDue(position)
     default: true
     }
   }
 
   func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
-    // Each field is read from the array in place: a copy of the whole row would retain its
-    // text for every lookup. The text is handed from the plan's block of texts.
+    // Each field is read from the packed rows in place: no `Todo` (and no `String` of its
+    // text) is made for a lookup. The text is handed from the plan's block of texts.
     let todos = links.todos
     let strings = links.strings
     switch field {
     case .pk:
-      return sink.number(todos[position].pk, body)
+      return sink.number(todos.pk(position), body)
     case .url:
       return sink.text(
-        { links.link(todos[position].pk) }, bytes: { links.rows.withLink(todos[position].pk, body) }
+        { links.link(todos.pk(position)) }, bytes: { links.rows.withLink(todos.pk(position), body) }
       )
     case .text:
-      return sink.text({ todos[position].text }, bytes: { links.texts.withText(position, body) })
+      return sink.text({ todos.text(position) }, bytes: { links.texts.withText(position, body) })
     case .title:
       guard !links.texts.isEmpty(position) else {
-        return sink.text("\(strings.task) \(todos[position].pk)", body)
+        return sink.text("\(strings.task) \(todos.pk(position))", body)
       }
-      return sink.text({ todos[position].text }, bytes: { links.texts.withText(position, body) })
+      return sink.text({ todos.text(position) }, bytes: { links.texts.withText(position, body) })
     case .check:
-      return sink.text(todos[position].complete ? "☑" : "☐", body)
+      return sink.text(todos.isComplete(position) ? "☑" : "☐", body)
     case .status:
-      return sink.text(todos[position].complete ? strings.complete : strings.inProgress, body)
+      return sink.text(todos.isComplete(position) ? strings.complete : strings.inProgress, body)
     case .priority:
-      return sink.value { strings.priority(todos[position].priority) }
+      return sink.value { strings.priority(todos.priority(position)) }
     case .complete:
-      return sink.value { .bool(todos[position].complete) }
+      return sink.value { .bool(todos.isComplete(position)) }
     case .due:
-      return todos[position].due.map { sink.text($0, body) } ?? sink.missing
+      return todos.due(position).map { sink.text($0, body) } ?? sink.missing
     case .dueDate:
       return strings.dueDate(todos[position]).map { sink.text($0, body) } ?? sink.missing
     case .overdue:

@@ -69,14 +69,15 @@ struct SitePlan: Sendable {
   }
 
   /// To-dos in index order: High, Medium, Low, other by number, no priority; then pk.
-  let todos: [Todo]
+  let todos: TodoRows
   /// Their texts, in the same order, ready to hand to a render.
-  let todoTexts: TodoTexts
+  var todoTexts: TodoTexts { todos.texts }
   /// To-dos by pk, for the data copies: `todos` read in pk order, without a second copy of
   /// the rows.
   var todosByPK: LazyMapSequence<[Int32], Todo> {
     let rows = todos
-    let order = pkOrder ?? rows.indices.sorted { rows[$0].pk < rows[$1].pk }.map { Int32($0) }
+    let order =
+      pkOrder ?? rows.indices.sorted { rows.pk($0) < rows.pk($1) }.map { Int32($0) }
     return order.lazy.map { rows[Int($0)] }
   }
   /// The positions in `todos` in pk order, when the to-dos were given in pk order (as
@@ -106,17 +107,18 @@ struct SitePlan: Sendable {
   let routes: Routes
 
   init(data: SiteData, pageSize: Int, routes: Routes, boardLimit: Int = 50) {
-    let isByPK = data.todos.indices.dropFirst().allSatisfy {
-      data.todos[$0 - 1].pk < data.todos[$0].pk
-    }
-    if isByPK, data.todos.count < Int(Int32.max) {
-      (todos, pkOrder) = Self.indexOrder(byPK: data.todos)
+    let given = data.packedTodos ?? TodoRows(data.todos)
+    let isByPK = given.indices.dropFirst().allSatisfy { given.pk($0 - 1) < given.pk($0) }
+    if isByPK, given.count < Int(Int32.max) {
+      let (order, positions) = Self.indexOrder(byPK: given)
+      todos = TodoRows(given, at: order)
+      pkOrder = positions
     } else {
-      todos = data.todos.sorted(by: Self.indexOrder)
+      todos = TodoRows(
+        given, at: given.indices.sorted { Self.indexOrder(given, $0, $1) })
       pkOrder = nil
     }
-    todoTexts = TodoTexts(todos)
-    completeCount = data.todos.reduce(0) { $0 + ($1.complete ? 1 : 0) }
+    completeCount = given.indices.reduce(0) { $0 + (given.isComplete($1) ? 1 : 0) }
     possessions = data.possessions.sorted { $0.id < $1.id }
     // Each name's key made once: folding a name is not cheap.
     contacts = data.contacts.map { (ContactName.sortKey($0.name), $0) }.sorted { lhs, rhs in
@@ -134,11 +136,11 @@ struct SitePlan: Sendable {
   }
 
   /// The filtered lists of `todos`, which are in index order.
-  static func lists(_ todos: [Todo]) -> [TodoList] {
+  static func lists(_ todos: TodoRows) -> [TodoList] {
     var inProgress: [Int32] = []
     var complete: [Int32] = []
     for position in todos.indices {
-      if todos[position].complete {
+      if todos.isComplete(position) {
         complete.append(Int32(truncatingIfNeeded: position))
       } else {
         inProgress.append(Int32(truncatingIfNeeded: position))
@@ -152,13 +154,13 @@ struct SitePlan: Sendable {
     var start = 0
     for (rank, key) in ["high", "medium", "low", "other", "none"].enumerated() {
       var end = start
-      while end < todos.count, todos[end].priority.rank == rank { end += 1 }
+      while end < todos.count, todos.priority(end).rank == rank { end += 1 }
       let named: [Priority] = [.high, .medium, .low]
       if end > start || rank < 3 {
         lists.append(
           TodoList(
             kind: .priority, key: key, members: .range(start..<end),
-            priority: end > start ? todos[start].priority : named[rank]))
+            priority: end > start ? todos.priority(start) : named[rank]))
       }
       start = end
     }
@@ -187,28 +189,34 @@ struct SitePlan: Sendable {
     lhs.priority != rhs.priority ? lhs.priority < rhs.priority : lhs.pk < rhs.pk
   }
 
+  /// Whether the to-do at `lhs` of `todos` comes before the one at `rhs` in index order.
+  static func indexOrder(_ todos: TodoRows, _ lhs: Int, _ rhs: Int) -> Bool {
+    let (left, right) = (todos.priority(lhs), todos.priority(rhs))
+    return left != right ? left < right : todos.pk(lhs) < todos.pk(rhs)
+  }
+
   /// `todos`, which are in pk order, in index order: one pass counts each priority's group,
   /// the next places each to-do in its group, which keeps pk order within it; only the rare
   /// other numbers need sorting. (Sorting 100,000 to-dos was a hundredth of a second that
   /// nothing else ran beside.)
-  /// Returns the to-dos in index order, and where each of the given ones went.
-  static func indexOrder(byPK todos: [Todo]) -> (todos: [Todo], positions: [Int32]) {
+  /// Returns the positions in `todos` in index order, and where each of them went.
+  static func indexOrder(byPK todos: TodoRows) -> (order: [Int], positions: [Int32]) {
     // By `Priority.rank`: only the group of other numbers (3) needs sorting within.
     var starts = [Int](repeating: 0, count: 6)
-    for todo in todos { starts[todo.priority.rank + 1] += 1 }
+    for position in todos.indices { starts[todos.priority(position).rank + 1] += 1 }
     for index in 1..<starts.count { starts[index] += starts[index - 1] }
     // Where each group's next to-do goes, then the positions in `todos` in index order.
     var next = starts
     var order = [Int](repeating: 0, count: todos.count)
     for position in todos.indices {
-      let group = todos[position].priority.rank
+      let group = todos.priority(position).rank
       order[next[group]] = position
       next[group] += 1
     }
-    order[starts[3]..<starts[4]].sort { indexOrder(todos[$0], todos[$1]) }
+    order[starts[3]..<starts[4]].sort { indexOrder(todos, $0, $1) }
     var positions = [Int32](repeating: 0, count: todos.count)
     for (position, given) in order.enumerated() { positions[given] = Int32(position) }
-    return (order.map { todos[$0] }, positions)
+    return (order, positions)
   }
 
   /// Every page, in a fixed order.
@@ -246,7 +254,7 @@ struct SitePlan: Sendable {
     switch page {
     case .index(let number): number == 1 ? "" : "page/\(number)"
     case .board: "board"
-    case .todo(let position): "todos/\(todos[position].pk)"
+    case .todo(let position): "todos/\(todos.pk(position))"
     case .possessions: "possessions/index"
     case .possession(let position): "possessions/\(possessions[position].id)"
     case .contacts: "contacts/index"
@@ -261,7 +269,7 @@ struct SitePlan: Sendable {
   /// The file a page is written to.
   func file(of page: Page) -> String {
     switch page {
-    case .todo(let position): rowFile("todos/", todos[position].pk)
+    case .todo(let position): rowFile("todos/", todos.pk(position))
     case .possession(let position): rowFile("possessions/", possessions[position].id)
     case .contact(let position): rowFile("contacts/", contacts[position].id)
     default: routes.file(name(of: page))
@@ -307,6 +315,8 @@ struct SitePlan: Sendable {
 /// What a site is made of: the rows of every source.
 struct SiteData: Sendable {
   var todos: [Todo] = []
+  /// The to-dos packed as `TodoSource` reads them; when set, `todos` is not read.
+  var packedTodos: TodoRows?
   var possessions: [Possession] = []
   var contacts: [Contact] = []
   var hasTodos = false
@@ -327,22 +337,56 @@ final class TodoTexts: @unchecked Sendable {
   /// How many to-dos.
   let count: Int
 
-  init(_ todos: [Todo]) {
-    let total = todos.reduce(0) { $0 + $1.text.utf8.count }
-    bytes = .allocate(capacity: max(total, 1))
-    starts = .allocate(capacity: todos.count + 1)
-    count = todos.count
-    var end = 0
-    for (position, todo) in todos.enumerated() {
-      starts[position] = end
+  convenience init(_ todos: [Todo]) {
+    var builder = Builder()
+    for todo in todos {
       var text = todo.text
-      text.withUTF8 { utf8 in
-        guard let base = utf8.baseAddress else { return }
-        (bytes + end).initialize(from: base, count: utf8.count)
-        end += utf8.count
-      }
+      text.withUTF8 { builder.append($0) }
     }
-    starts[todos.count] = end
+    self.init(builder)
+  }
+
+  /// Texts as they are read, one after another.
+  struct Builder {
+    fileprivate var bytes: [UInt8] = []
+    /// Where each text ends in `bytes`.
+    fileprivate var ends: [Int] = []
+
+    /// How many texts.
+    var count: Int { ends.count }
+
+    mutating func append(_ text: UnsafeBufferPointer<UInt8>) {
+      bytes.append(contentsOf: text)
+      ends.append(bytes.count)
+    }
+  }
+
+  init(_ builder: consuming Builder) {
+    let builder = builder
+    count = builder.ends.count
+    bytes = .allocate(capacity: max(builder.bytes.count, 1))
+    starts = .allocate(capacity: count + 1)
+    builder.bytes.withUnsafeBufferPointer { source in
+      if let base = source.baseAddress { bytes.initialize(from: base, count: source.count) }
+    }
+    starts[0] = 0
+    for (position, end) in builder.ends.enumerated() { starts[position + 1] = end }
+  }
+
+  /// The texts at `positions` of `texts`, in that order.
+  init(_ texts: TodoTexts, at positions: some Collection<Int>) {
+    count = positions.count
+    let total = positions.reduce(0) { $0 + texts.starts[$1 + 1] - texts.starts[$1] }
+    bytes = .allocate(capacity: max(total, 1))
+    starts = .allocate(capacity: count + 1)
+    var end = 0
+    for (position, given) in positions.enumerated() {
+      starts[position] = end
+      let length = texts.starts[given + 1] - texts.starts[given]
+      (bytes + end).initialize(from: texts.bytes + texts.starts[given], count: length)
+      end += length
+    }
+    starts[count] = end
   }
 
   deinit {

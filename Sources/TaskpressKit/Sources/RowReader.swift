@@ -35,6 +35,30 @@ struct RowReader {
     return value.string
   }
 
+  /// Hands the UTF-8 bytes of `text(_:_:field:location:)` to `body`: SQLite's own bytes when
+  /// they need no repair (most text), without making a `String` of them.
+  mutating func withText<T>(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String,
+    _ body: (UnsafeBufferPointer<UInt8>) -> T
+  ) -> T {
+    if let done = row.withValidText(at: index, body) { return done }
+    var text = text(row, index, field: field, location: makeLocation())
+    return text.withUTF8(body)
+  }
+
+  /// Hands the UTF-8 bytes of `optionalText(_:_:field:location:)` to `body` (nil for NULL), as
+  /// `withText` does.
+  mutating func withOptionalText<T>(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String,
+    _ body: (UnsafeBufferPointer<UInt8>?) -> T
+  ) -> T {
+    if let done = row.withValidText(at: index, body) { return done }
+    guard var text = optionalText(row, index, field: field, location: makeLocation()) else {
+      return body(nil)
+    }
+    return text.withUTF8(body)
+  }
+
   /// The text in an optional `column`: NULL is `nil` without a warning; repairs are warnings.
   mutating func optionalText(
     _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String

@@ -51,6 +51,15 @@ public final class TodoSource {
   ///
   /// - Throws: ``SourceError`` when the database cannot be read.
   public func load() throws -> (todos: [Todo], warnings: [BuildWarning]) {
+    let (rows, warnings) = try loadRows()
+    return (Array(rows), warnings)
+  }
+
+  /// ``load()``'s to-dos packed (``TodoRows``), their texts copied from SQLite's buffers into
+  /// one block without a `String` for each.
+  ///
+  /// - Throws: ``SourceError`` when the database cannot be read.
+  public func loadRows() throws -> (todos: TodoRows, warnings: [BuildWarning]) {
     var names = columns.map(quotedIdentifier)
     if let dueColumn {
       // A number is a time in seconds since 1970, as the sample apps store it; text stays.
@@ -68,7 +77,7 @@ public final class TodoSource {
     let priorityName = mapping.column("priority")
     let tableLabel = tableLabel
     var reader = RowReader(file: path)
-    var todos: [Todo] = []
+    var todos = TodoRows.Builder()
     // A damaged b-tree can return a row twice, anywhere in the scan.
     var seen = Set<Int64>()
     var ordinal = 0
@@ -84,16 +93,21 @@ public final class TodoSource {
         reader.warn(location(), "\(pkName) \(pk) is used by more than one row; row skipped")
         return
       }
-      let text = reader.text(row, 1, field: textName, location: location())
+      // Warnings in the order of the columns: text, priority, complete, due.
+      reader.withText(row, 1, field: textName, location: location()) { todos.appendText($0) }
       let priority = Self.priority(
         row, 2, field: priorityName, location: location, reader: &reader)
       let complete = isComplete(row, 3, location: location, reader: &reader)
-      let due =
-        dueColumn == nil ? nil : reader.optionalText(row, 4, field: "due", location: location())
-      todos.append(Todo(pk: pk, text: text, priority: priority, complete: complete, due: due))
+      guard dueColumn != nil else {
+        todos.append(pk: pk, priority: priority, complete: complete, due: nil)
+        return
+      }
+      reader.withOptionalText(row, 4, field: "due", location: location()) { due in
+        todos.append(pk: pk, priority: priority, complete: complete, due: due)
+      }
     }
     try source.checkSnapshot()
-    return (todos, reader.warnings)
+    return (TodoRows(todos), reader.warnings)
   }
 
   // MARK: - Fields

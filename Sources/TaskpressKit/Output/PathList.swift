@@ -1,0 +1,44 @@
+/// Paths one after the other in one block of bytes: the files a commit wrote, a million of them
+/// for a large site, without a `String` of its own for each (16 bytes and an allocation of
+/// 32 or more a path, where this takes 8 and the path's bytes). A path is made a `String`
+/// when it is read.
+public struct PathList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral,
+  CustomStringConvertible
+{
+  private var bytes: [UInt8] = []
+  /// Where each path ends in `bytes`.
+  private var ends: [Int] = []
+
+  public init() {}
+
+  public init(_ paths: some Sequence<String>) {
+    for path in paths { append(path) }
+  }
+
+  public init(arrayLiteral paths: String...) {
+    self.init(paths)
+  }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { ends.count }
+
+  public subscript(index: Int) -> String {
+    let start = index == 0 ? 0 : ends[index - 1]
+    return bytes.withUnsafeBufferPointer {
+      String(decoding: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]), as: UTF8.self)
+    }
+  }
+
+  public mutating func append(_ path: String) {
+    var path = path
+    path.withUTF8 { append(utf8: $0) }
+  }
+
+  /// Adds the path whose UTF-8 bytes are `utf8`.
+  mutating func append(utf8: UnsafeBufferPointer<UInt8>) {
+    bytes.append(contentsOf: utf8)
+    ends.append(bytes.count)
+  }
+
+  public var description: String { Array(self).description }
+}
