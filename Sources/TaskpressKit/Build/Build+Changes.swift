@@ -16,7 +16,8 @@ extension Build {
     let site = OutputWriter.trimmed(options.previous ?? options.output)
     return try PreviousBuild.read(
       site: site, state: OutputWriter.stateFolder(ofOutput: site),
-      sources: comparedSources(options), explicit: options.previous != nil)
+      sources: comparedSources(options), explicit: options.previous != nil,
+      copyReader: options.renderPaths.contains(.copyReader))
   }
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.

@@ -313,7 +313,8 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
-        limit: options.historyLimit, baseURL: options.baseURL)
+        limit: options.historyLimit, baseURL: options.baseURL,
+        inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(
         plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
         generated: generated, photoFiles: photoFiles, title: options.title,

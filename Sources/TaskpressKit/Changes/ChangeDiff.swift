@@ -1,104 +1,162 @@
 /// The changes between the previous build's snapshot and this build's data, in list order.
 enum ChangeDiff {
   /// Every change of the sources both builds have; `photoFiles` names this build's photos as
-  /// the possessions' data copy does.
+  /// the possessions' data copy does. With `inKeyOrder`, rows that both builds have in key
+  /// order are paired in one walk (`RenderPaths.keyOrderDiff`; see `pair`).
   static func changes(
     previous: PreviousBuild, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
-    labels: Labels
+    labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     var changes: [Change] = []
     if plan.hasTodos, let old = previous.todos {
-      changes += todos(old, plan.todosByPK, labels: labels)
+      changes += todos(old, plan.todosByPK, labels: labels, inKeyOrder: inKeyOrder)
     }
     if plan.hasPossessions, let old = previous.possessions {
-      changes += possessions(old, plan.possessions, photos: photoFiles.mapValues(\.path))
+      changes += possessions(
+        old, plan.possessions, photos: photoFiles.mapValues(\.path), inKeyOrder: inKeyOrder)
     }
     if plan.hasContacts, let old = previous.contacts {
-      changes += contacts(old, plan.contacts)
+      changes += contacts(old, plan.contacts, inKeyOrder: inKeyOrder)
     }
     return changes.sorted(by: <)
   }
 
-  static func todos(_ old: [PreviousBuild.Todo], _ new: some Sequence<Todo>, labels: Labels)
-    -> [Change]
-  {
-    var before = Dictionary(old.map { ($0.pk, $0) }, uniquingKeysWith: { first, _ in first })
+  static func todos(
+    _ old: [PreviousBuild.Todo], _ new: some Sequence<Todo>, labels: Labels,
+    inKeyOrder: Bool = true
+  ) -> [Change] {
     var changes: [Change] = []
     func change(_ kind: Change.Kind, _ todo: Todo, from: String? = nil, to: String? = nil) {
       changes.append(
         Change(source: .todos, change: kind, id: todo.pk, text: todo.text, from: from, to: to))
     }
-    for todo in new {
-      guard let was = before.removeValue(forKey: todo.pk) else {
-        change(.added, todo)
-        continue
-      }
-      if was.complete != todo.complete { change(todo.complete ? .completed : .reopened, todo) }
-      if was.priority != todo.priority.number {
-        change(
-          .priority, todo, from: labels.priority(Priority(stored: was.priority)),
-          to: labels.priority(todo.priority))
-      }
-      if was.text != todo.text { change(.text, todo, from: was.text, to: todo.text) }
-    }
-    for was in before.values {
-      changes.append(Change(source: .todos, change: .removed, id: was.pk, text: was.text))
-    }
+    pair(
+      old, \.pk, new, \.pk, inKeyOrder: inKeyOrder,
+      matched: { was, todo in
+        if was.complete != todo.complete { change(todo.complete ? .completed : .reopened, todo) }
+        if was.priority != todo.priority.number {
+          change(
+            .priority, todo, from: labels.priority(Priority(stored: was.priority)),
+            to: labels.priority(todo.priority))
+        }
+        if was.text != todo.text { change(.text, todo, from: was.text, to: todo.text) }
+      },
+      added: { change(.added, $0) },
+      removed: { was in
+        changes.append(Change(source: .todos, change: .removed, id: was.pk, text: was.text))
+      })
     return changes
   }
 
   static func possessions(
-    _ old: [PreviousBuild.Possession], _ new: [Possession], photos: [Int64: String]
+    _ old: [PreviousBuild.Possession], _ new: [Possession], photos: [Int64: String],
+    inKeyOrder: Bool = true
   ) -> [Change] {
-    var before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     var changes: [Change] = []
-    for possession in new {
-      func change(_ kind: Change.Kind, from: String? = nil, to: String? = nil) {
-        changes.append(
-          Change(
-            source: .possessions, change: kind, id: possession.id, text: possession.name,
-            from: from, to: to))
-      }
-      guard let was = before.removeValue(forKey: possession.id) else {
-        change(.added)
-        continue
-      }
-      if was.photo != photos[possession.id] { change(.photo) }
-      if was.name != possession.name { change(.name, from: was.name, to: possession.name) }
-      if (was.description ?? "") != possession.description {
-        change(.description, from: was.description ?? "", to: possession.description)
-      }
+    func change(
+      _ kind: Change.Kind, _ possession: Possession, from: String? = nil, to: String? = nil
+    ) {
+      changes.append(
+        Change(
+          source: .possessions, change: kind, id: possession.id, text: possession.name,
+          from: from, to: to))
     }
-    for was in before.values {
-      changes.append(Change(source: .possessions, change: .removed, id: was.id, text: was.name))
-    }
+    pair(
+      old, \.id, new, \.id, inKeyOrder: inKeyOrder,
+      matched: { was, possession in
+        if was.photo != photos[possession.id] { change(.photo, possession) }
+        if was.name != possession.name {
+          change(.name, possession, from: was.name, to: possession.name)
+        }
+        if (was.description ?? "") != possession.description {
+          change(
+            .description, possession, from: was.description ?? "", to: possession.description)
+        }
+      },
+      added: { change(.added, $0) },
+      removed: { was in
+        changes.append(Change(source: .possessions, change: .removed, id: was.id, text: was.name))
+      })
     return changes
   }
 
   /// Contacts: added, removed, renamed, and changed address or phone (which the changes do not
   /// show: the data copies of contacts are published only when asked for).
-  static func contacts(_ old: [PreviousBuild.Contact], _ new: [Contact]) -> [Change] {
-    var before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+  static func contacts(
+    _ old: [PreviousBuild.Contact], _ new: [Contact], inKeyOrder: Bool = true
+  ) -> [Change] {
     var changes: [Change] = []
-    for contact in new {
-      func change(_ kind: Change.Kind, from: String? = nil, to: String? = nil) {
-        changes.append(
-          Change(
-            source: .contacts, change: kind, id: contact.id, text: contact.name, from: from,
-            to: to))
-      }
-      guard let was = before.removeValue(forKey: contact.id) else {
-        change(.added)
-        continue
-      }
-      if was.name != contact.name { change(.name, from: was.name, to: contact.name) }
-      if (was.address ?? "") != contact.address || (was.phone ?? "") != contact.phone {
-        change(.details)
-      }
+    func change(_ kind: Change.Kind, _ contact: Contact, from: String? = nil, to: String? = nil) {
+      changes.append(
+        Change(
+          source: .contacts, change: kind, id: contact.id, text: contact.name, from: from, to: to
+        ))
     }
-    for was in before.values {
-      changes.append(Change(source: .contacts, change: .removed, id: was.id, text: was.name))
-    }
+    pair(
+      old, \.id, new, \.id, inKeyOrder: inKeyOrder,
+      matched: { was, contact in
+        if was.name != contact.name { change(.name, contact, from: was.name, to: contact.name) }
+        if (was.address ?? "") != contact.address || (was.phone ?? "") != contact.phone {
+          change(.details, contact)
+        }
+      },
+      added: { change(.added, $0) },
+      removed: { was in
+        changes.append(Change(source: .contacts, change: .removed, id: was.id, text: was.name))
+      })
     return changes
+  }
+
+  /// Pairs the rows of the previous build and of this one by key: `matched` for a key both
+  /// have, `added` for a row only this build has, `removed` for a row only the previous build
+  /// had. When a key is twice in `old`, the first row is its; when twice in `new`, the second
+  /// row is added. The calls come in no particular order (the changes are sorted after).
+  ///
+  /// The plain way puts `old` in a dictionary by key and looks up each row of `new`. With
+  /// `inKeyOrder`, when both are in strictly increasing key order (as the data copies and the
+  /// plan have them), they are walked side by side instead: no hashing, no dictionary of
+  /// 100,000 rows.
+  static func pair<Old, New>(
+    _ old: [Old], _ oldKey: (Old) -> Int64, _ new: some Sequence<New>,
+    _ newKey: (New) -> Int64, inKeyOrder: Bool,
+    matched: (Old, New) -> Void, added: (New) -> Void, removed: (Old) -> Void
+  ) {
+    if inKeyOrder, isIncreasing(old.lazy.map(oldKey)), isIncreasing(new.lazy.map(newKey)) {
+      var next = old.startIndex
+      for row in new {
+        let key = newKey(row)
+        while next < old.endIndex, oldKey(old[next]) < key {
+          removed(old[next])
+          next += 1
+        }
+        if next < old.endIndex, oldKey(old[next]) == key {
+          matched(old[next], row)
+          next += 1
+        } else {
+          added(row)
+        }
+      }
+      old[next...].forEach(removed)
+      return
+    }
+    var before = Dictionary(old.map { (oldKey($0), $0) }, uniquingKeysWith: { first, _ in first })
+    for row in new {
+      if let was = before.removeValue(forKey: newKey(row)) {
+        matched(was, row)
+      } else {
+        added(row)
+      }
+    }
+    before.values.forEach(removed)
+  }
+
+  /// Whether each key is greater than the one before.
+  private static func isIncreasing(_ keys: some Sequence<Int64>) -> Bool {
+    var last: Int64?
+    for key in keys {
+      if let last, key <= last { return false }
+      last = key
+    }
+    return true
   }
 }

@@ -29,10 +29,11 @@ struct ChangeReport: Sendable {
   func page(ofBuildAt index: Int) -> Int { index / Self.buildsPerPage + 1 }
 
   /// The report of a build of `plan` after `previous`; `date` is asked for only when something
-  /// changed, `limit` is how many builds the history keeps.
+  /// changed, `limit` is how many builds the history keeps; `inKeyOrder`, see
+  /// `ChangeDiff.pair`.
   static func make(
     previous: PreviousBuild, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
-    labels: Labels, date: () -> String, limit: Int, baseURL: String?
+    labels: Labels, date: () -> String, limit: Int, baseURL: String?, inKeyOrder: Bool = true
   ) -> ChangeReport {
     let counts = currentCounts(plan)
     let authority = Self.authority(baseURL)
@@ -41,7 +42,8 @@ struct ChangeReport: Sendable {
     var changes: [Change] = []
     if !previous.isEmpty {
       changes = ChangeDiff.changes(
-        previous: previous, plan: plan, photoFiles: photoFiles, labels: labels)
+        previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
+        inKeyOrder: inKeyOrder)
       if history.isEmpty {
         // A site of an earlier taskpress: its data copies are the first build (a source it
         // has no copy of is counted as it is now).

@@ -3,7 +3,7 @@ import Foundation
 /// What the previous build published, read back to compare with: the data copies
 /// (`data/todos.json`, ...) as its snapshot, or, for a source whose copies are not published,
 /// the snapshot kept in taskpress's state folder beside it; and the history it carried.
-struct PreviousBuild: Sendable {
+struct PreviousBuild: Sendable, Equatable {
   struct Todo: Codable, Sendable, Equatable {
     var pk: Int64
     var text: String
@@ -44,23 +44,30 @@ struct PreviousBuild: Sendable {
   /// Reads the previous build in the site folder `site`, whose state folder is `state`, for the
   /// sources this build publishes. A file that is there but not what taskpress writes is an
   /// error naming it; a site with no such files is a first build. With `explicit` (the folder
-  /// came from `--previous`), a folder without any is a warning.
+  /// came from `--previous`), a folder without any is a warning. With `copyReader`, a data copy
+  /// in the form taskpress writes is read by `DataCopyReader` (`RenderPaths.copyReader`), any
+  /// other by `JSONDecoder`; without, every one by `JSONDecoder`.
   static func read(
-    site: String, state: String?, sources: Set<Change.Source>, explicit: Bool
+    site: String, state: String?, sources: Set<Change.Source>, explicit: Bool,
+    copyReader: Bool = true
   ) throws -> PreviousBuild {
     var previous = PreviousBuild()
     let data = site == "." ? "data/" : site + "/data/"
-    func snapshot<T: Decodable>(_ source: Change.Source, _ type: T.Type) throws -> T? {
+    func snapshot<T: Decodable>(
+      _ source: Change.Source, _ type: T.Type, _ reader: @escaping (UnsafeRawBufferPointer) -> T?
+    ) throws -> T? {
       guard sources.contains(source) else { return nil }
-      if let found = try decode(type, at: data + source.rawValue + ".json", "data") {
+      let reader = copyReader ? reader : nil
+      if let found = try decode(type, at: data + source.rawValue + ".json", "data", reader) {
         return found
       }
       guard let state else { return nil }
-      return try decode(type, at: state + "/" + snapshotName(source), "data")
+      return try decode(type, at: state + "/" + snapshotName(source), "data", reader)
     }
-    previous.todos = try snapshot(.todos, [Todo].self)
-    previous.possessions = try snapshot(.possessions, [Possession].self)
-    previous.contacts = try snapshot(.contacts, [Contact].self)
+    previous.todos = try snapshot(.todos, [Todo].self, DataCopyReader.todos)
+    previous.possessions = try snapshot(
+      .possessions, [Possession].self, DataCopyReader.possessions)
+    previous.contacts = try snapshot(.contacts, [Contact].self, DataCopyReader.contacts)
     if let history = try decode(HistoryFile.self, at: data + "history.json", "history") {
       guard history.format == HistoryFile.currentFormat else {
         throw unreadable(
@@ -103,10 +110,12 @@ struct PreviousBuild: Sendable {
     return previous
   }
 
-  /// The file at `path` decoded as `T`; nil when there is no such file.
-  private static func decode<T: Decodable>(_ type: T.Type, at path: String, _ what: String) throws
-    -> T?
-  {
+  /// The file at `path` decoded as `T`, by `reader` when it reads it (see `DataCopyReader`),
+  /// else by `JSONDecoder`; nil when there is no such file.
+  private static func decode<T: Decodable>(
+    _ type: T.Type, at path: String, _ what: String,
+    _ reader: ((UnsafeRawBufferPointer) -> T?)? = nil
+  ) throws -> T? {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
     let bytes: Data
@@ -115,6 +124,18 @@ struct PreviousBuild: Sendable {
       bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
       throw unreadable(path, what, "it cannot be read")
+    }
+    return try decode(type, from: bytes, at: path, what, reader)
+  }
+
+  /// `bytes`, the file at `path`, decoded as `T`: by `reader` when it reads them, else by
+  /// `JSONDecoder`.
+  static func decode<T: Decodable>(
+    _ type: T.Type, from bytes: Data, at path: String, _ what: String,
+    _ reader: ((UnsafeRawBufferPointer) -> T?)?
+  ) throws -> T {
+    if let reader, let found = bytes.withUnsafeBytes(reader) {
+      return found
     }
     do {
       return try JSONDecoder().decode(type, from: bytes)

@@ -39,11 +39,17 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// one recorded by the build that wrote the site, and keeps the others' files; off, every
   /// page is rendered and compared with the file on disk.
   public static let incremental = RenderPaths(rawValue: 1 << 7)
+  /// The previous build's data copies, when they are in the form taskpress writes them, are
+  /// read by `DataCopyReader` in one pass; off, `JSONDecoder` reads them.
+  public static let copyReader = RenderPaths(rawValue: 1 << 8)
+  /// The rows of the previous build and this one, both in key order, are paired for the
+  /// changes in one walk (`ChangeDiff.pair`); off, by a dictionary of the previous rows.
+  public static let keyOrderDiff = RenderPaths(rawValue: 1 << 9)
 
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
-    .recordedWarnings, .streamedData, .incremental,
+    .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -53,7 +59,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("markdown-sharing", .markdownSharing), ("specialized-templates", .specializedTemplates),
     ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
-    ("incremental", .incremental),
+    ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

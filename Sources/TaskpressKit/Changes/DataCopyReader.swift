@@ -1,0 +1,273 @@
+import Foundation
+
+/// Reads the previous build's data copies (`data/todos.json`, ...) in the one form
+/// `DataExport` writes them: the keys in their order, two-space indentation, and only the
+/// escapes `JSONWriter` makes. A copy of 100,000 to-dos is read in one pass over its bytes,
+/// several times faster than `JSONDecoder` reads it.
+///
+/// Anything else (a copy edited by hand, written by another version, damaged) is not read
+/// here: each reader returns nil, and `PreviousBuild` hands the bytes to `JSONDecoder`, so
+/// that what is accepted beyond that form, and the errors, are the decoder's. Whatever it
+/// accepts, it reads as the decoder does; `PreviousReaderTests` compares the two.
+enum DataCopyReader {
+  /// The to-dos of a copy `DataExport.todosJSON` wrote, with or without due dates.
+  static func todos(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Todo]? {
+    let keys = Keys(DataExport.todoColumns + ["due"])
+    return try? Cursor.rows(bytes) { row throws(NotWritten) in
+      try row.key(0, keys)
+      let pk = try row.integer()
+      try row.key(1, keys)
+      let text = try row.string()
+      try row.key(2, keys)
+      let priority = try row.optionalInteger()
+      try row.key(3, keys)
+      try row.skipString()
+      try row.key(4, keys)
+      let complete = try row.bool()
+      try row.key(5, keys)
+      try row.skipString()
+      // The due date, when the to-dos have one: not compared.
+      if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
+      return PreviousBuild.Todo(pk: pk, text: text, priority: priority, complete: complete)
+    }
+  }
+
+  /// The possessions of a copy `DataExport.possessionsJSON` wrote.
+  static func possessions(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Possession]? {
+    let keys = Keys(DataExport.possessionColumns)
+    return try? Cursor.rows(bytes) { row throws(NotWritten) in
+      try row.key(0, keys)
+      let id = try row.integer()
+      try row.key(1, keys)
+      let name = try row.string()
+      try row.key(2, keys)
+      let description = try row.optionalString()
+      try row.key(3, keys)
+      let photo = try row.optionalString()
+      try row.key(4, keys)
+      _ = try row.optionalInteger()
+      try row.key(5, keys)
+      _ = try row.optionalInteger()
+      return PreviousBuild.Possession(id: id, name: name, description: description, photo: photo)
+    }
+  }
+
+  /// The contacts of a copy `DataExport.contactsJSON` wrote.
+  static func contacts(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Contact]? {
+    let keys = Keys(DataExport.contactColumns)
+    return try? Cursor.rows(bytes) { row throws(NotWritten) in
+      try row.key(0, keys)
+      let id = try row.integer()
+      try row.key(1, keys)
+      let name = try row.string()
+      try row.key(2, keys)
+      let address = try row.optionalString()
+      try row.key(3, keys)
+      let phone = try row.optionalString()
+      return PreviousBuild.Contact(id: id, name: name, address: address, phone: phone)
+    }
+  }
+
+  /// The bytes that go before each value of an object, as `JSONWriter` writes them.
+  struct Keys {
+    var prefixes: [[UInt8]]
+
+    init(_ names: [String]) {
+      prefixes = names.enumerated().map { position, name in
+        Array(((position == 0 ? "\n    \"" : ",\n    \"") + name + "\": ").utf8)
+      }
+    }
+  }
+
+  /// The copy is not in the form `DataExport` writes.
+  struct NotWritten: Error {}
+
+  /// A position in the bytes of a copy, read forward.
+  struct Cursor {
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    /// The bytes of a string with escapes, unescaped.
+    private var unescaped: [UInt8] = []
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+      self.bytes = bytes
+    }
+
+    /// The rows of the array of objects that is the whole of `bytes`, each read by `row`,
+    /// which reads its values from just after the `{` to just before the line of the `}`.
+    static func rows<Row>(
+      _ bytes: UnsafeRawBufferPointer, _ row: (inout Cursor) throws(NotWritten) -> Row
+    ) throws(NotWritten) -> [Row] {
+      var cursor = Cursor(bytes)
+      return try cursor.rows(row)
+    }
+
+    private mutating func rows<Row>(_ row: (inout Cursor) throws(NotWritten) -> Row)
+      throws(NotWritten) -> [Row]
+    {
+      var rows: [Row] = []
+      try expect("[")
+      if skip("]\n") { return try end(rows) }
+      try expect("\n  {")
+      while true {
+        rows.append(try row(&self))
+        try expect("\n  }")
+        if skip("\n]\n") { return try end(rows) }
+        try expect(",\n  {")
+      }
+    }
+
+    private func end<Row>(_ rows: [Row]) throws(NotWritten) -> [Row] {
+      guard index == bytes.count else { throw NotWritten() }
+      return rows
+    }
+
+    /// Skips `literal` when it comes next; whether it did.
+    mutating func skip(_ literal: StaticString) -> Bool {
+      skip(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    mutating func skip(_ literal: [UInt8]) -> Bool {
+      literal.withUnsafeBytes { skip($0) }
+    }
+
+    private mutating func skip(_ literal: UnsafeRawBufferPointer) -> Bool {
+      guard bytes.count - index >= literal.count, let base = bytes.baseAddress,
+        let start = literal.baseAddress, memcmp(base + index, start, literal.count) == 0
+      else { return false }
+      index += literal.count
+      return true
+    }
+
+    private mutating func expect(_ literal: StaticString) throws(NotWritten) {
+      guard skip(literal) else { throw NotWritten() }
+    }
+
+    /// Skips the key of the value at `position`.
+    mutating func key(_ position: Int, _ keys: Keys) throws(NotWritten) {
+      guard skip(keys.prefixes[position]) else { throw NotWritten() }
+    }
+
+    private var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// A whole number as `DecimalText` writes it: no sign but `-`, no leading zero, no
+    /// fraction or exponent, within `Int64`.
+    mutating func integer() throws(NotWritten) -> Int64 {
+      let negative = skip("-")
+      let start = index
+      var magnitude: UInt64 = 0
+      while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+        let (times10, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+        let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+        guard !overflow, !carry else { throw NotWritten() }
+        magnitude = sum
+        index += 1
+      }
+      let digits = index - start
+      guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"),
+        !(negative && magnitude == 0)
+      else { throw NotWritten() }
+      if negative {
+        guard magnitude <= UInt64(Int64.max) + 1 else { throw NotWritten() }
+        return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+      }
+      guard magnitude <= UInt64(Int64.max) else { throw NotWritten() }
+      return Int64(magnitude)
+    }
+
+    /// A whole number, or nil for `null`.
+    mutating func optionalInteger() throws(NotWritten) -> Int64? {
+      skip("null") ? nil : try integer()
+    }
+
+    mutating func bool() throws(NotWritten) -> Bool {
+      if skip("true") { return true }
+      if skip("false") { return false }
+      throw NotWritten()
+    }
+
+    /// A string, or nil for `null`.
+    mutating func optionalString() throws(NotWritten) -> String? {
+      skip("null") ? nil : try string()
+    }
+
+    mutating func string() throws(NotWritten) -> String {
+      try stringBytes { utf8 throws(NotWritten) in
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw NotWritten() }
+        return text
+      }
+    }
+
+    /// A string that is read (it must be one) but not kept.
+    mutating func skipString() throws(NotWritten) {
+      try stringBytes { utf8 throws(NotWritten) in
+        guard utf8.allSatisfy({ $0 < 0x80 }) || String(validating: utf8, as: UTF8.self) != nil
+        else { throw NotWritten() }
+      }
+    }
+
+    mutating func skipOptionalString() throws(NotWritten) {
+      if !skip("null") { try skipString() }
+    }
+
+    /// Hands `make` the UTF-8 of the string that comes next, unescaped; the escapes read are
+    /// those `JSONWriter` writes (`\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` below 0x80).
+    private mutating func stringBytes<T>(
+      _ make: (UnsafeBufferPointer<UInt8>) throws(NotWritten) -> T
+    ) throws(NotWritten) -> T {
+      try expect("\"")
+      let start = index
+      // Most strings have no escape: their bytes are read where they are.
+      while let byte = next, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+        guard byte >= 0x20 else { throw NotWritten() }
+        index += 1
+      }
+      guard let stop = next else { throw NotWritten() }
+      if stop == UInt8(ascii: "\"") {
+        index += 1
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index - 1])
+        return try make(utf8.assumingMemoryBound(to: UInt8.self))
+      }
+      unescaped.removeAll(keepingCapacity: true)
+      unescaped.append(contentsOf: bytes[start..<index])
+      while let byte = next, byte != UInt8(ascii: "\"") {
+        index += 1
+        guard byte >= 0x20 else { throw NotWritten() }
+        guard byte == UInt8(ascii: "\\") else {
+          unescaped.append(byte)
+          continue
+        }
+        guard let escape = next else { throw NotWritten() }
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): unescaped.append(escape)
+        case UInt8(ascii: "n"): unescaped.append(0x0A)
+        case UInt8(ascii: "r"): unescaped.append(0x0D)
+        case UInt8(ascii: "t"): unescaped.append(0x09)
+        case UInt8(ascii: "u"):
+          guard skip("00"), let high = hexDigit(), let low = hexDigit(), high < 8 else {
+            throw NotWritten()
+          }
+          unescaped.append(high << 4 | low)
+        default: throw NotWritten()
+        }
+      }
+      guard next != nil else { throw NotWritten() }
+      index += 1
+      return try unescaped.withUnsafeBufferPointer { utf8 throws(NotWritten) in try make(utf8) }
+    }
+
+    /// The value of the hex digit that comes next, lower-case as `JSONWriter` writes it.
+    private mutating func hexDigit() -> UInt8? {
+      guard let byte = next else { return nil }
+      let value: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+      default: return nil
+      }
+      index += 1
+      return value
+    }
+  }
+}
