@@ -87,17 +87,8 @@ public struct Row {
   /// bytes (most text is), read straight from SQLite's buffer; nil for anything else: NULL,
   /// a number, a BLOB, or text that ``text(at:)`` must repair.
   public func validText(at index: Int) -> String? {
-    guard columnType(at: index) == .text else { return nil }
-    let column = Int32(index)
-    guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-    let count = Int(sqlite3_column_bytes(handle, column))
-    guard memchr(pointer, 0, count) == nil else { return nil }
-    let bytes = UnsafeBufferPointer(start: pointer, count: count)
-    // ASCII (most text) is valid as it is, and decoding it is much cheaper than validating.
-    if Self.isASCII(UnsafeRawBufferPointer(bytes)) {
-      return String(decoding: bytes, as: UTF8.self)
-    }
-    return String(validating: bytes, as: UTF8.self)
+    // The bytes are valid UTF-8 once `withValidText` hands them over: decoding cannot repair.
+    withValidText(at: index) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Calls `body` with the bytes of column `index` in SQLite's own buffer when it is text that
