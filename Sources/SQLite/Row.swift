@@ -87,24 +87,33 @@ public struct Row {
   /// bytes (most text is), read straight from SQLite's buffer; nil for anything else: NULL,
   /// a number, a BLOB, or text that ``text(at:)`` must repair.
   public func validText(at index: Int) -> String? {
-    // The bytes are valid UTF-8 once `withValidText` hands them over: decoding cannot repair.
-    withValidText(at: index) { String(decoding: $0, as: UTF8.self) }
+    guard let bytes = textBytes(at: index) else { return nil }
+    // ASCII (most text) is valid as it is, and decoding it is much cheaper than validating.
+    if Self.isASCII(UnsafeRawBufferPointer(bytes)) {
+      return String(decoding: bytes, as: UTF8.self)
+    }
+    return String(validating: bytes, as: UTF8.self)
   }
 
   /// Calls `body` with the bytes of column `index` in SQLite's own buffer when it is text that
   /// ``validText(at:)`` would return (valid UTF-8 without NUL bytes), without making a
   /// `String` of it; nil for anything else. The buffer is valid only during the call.
   public func withValidText<T>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+    guard let bytes = textBytes(at: index),
+      Self.isASCII(UnsafeRawBufferPointer(bytes)) || String(validating: bytes, as: UTF8.self) != nil
+    else { return nil }
+    return body(bytes)
+  }
+
+  /// The bytes of column `index` in SQLite's own buffer when it is stored as text without NUL
+  /// bytes; nil for anything else. Valid until the row moves on.
+  private func textBytes(at index: Int) -> UnsafeBufferPointer<UInt8>? {
     guard columnType(at: index) == .text else { return nil }
     let column = Int32(index)
     guard let pointer = sqlite3_column_text(handle, column) else { return nil }
     let count = Int(sqlite3_column_bytes(handle, column))
     guard memchr(pointer, 0, count) == nil else { return nil }
-    let bytes = UnsafeBufferPointer(start: pointer, count: count)
-    guard
-      Self.isASCII(UnsafeRawBufferPointer(bytes)) || String(validating: bytes, as: UTF8.self) != nil
-    else { return nil }
-    return body(bytes)
+    return UnsafeBufferPointer(start: pointer, count: count)
   }
 
   /// Whether every byte is below 0x80, eight at a time.
