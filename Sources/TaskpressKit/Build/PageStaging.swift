@@ -78,6 +78,10 @@ extension Build {
       + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
     let collected = Mutex<(fingerprints: [(key: UInt64, value: UInt64)], rendered: Int)>(([], 0))
+    // Room for every page's fingerprint: the whole does not grow by copying itself.
+    collected.withLock { $0.fingerprints.reserveCapacity(pages.count) }
+    // Each thread's fingerprints go there batch by batch, not all at its end: the whole and
+    // each thread's part (16 MB for a million pages) are not both held at once.
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var fingerprinted: [(key: UInt64, value: UInt64)] = []
       var rendered = 0
@@ -164,6 +168,10 @@ extension Build {
               else { continue }
               fingerprinted.append((FingerprintRecord.key(file), fingerprint))
               if let recorded, recorded[file] == fingerprint { unchanged.append(offset) }
+            }
+            if !fingerprinted.isEmpty {
+              collected.withLock { $0.fingerprints += fingerprinted }
+              fingerprinted.removeAll(keepingCapacity: true)
             }
             if !unchanged.isEmpty {
               let kept = try writer.keep(unchanged.map { files[$0] })
