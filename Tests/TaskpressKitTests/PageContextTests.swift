@@ -195,6 +195,9 @@ import Testing
     #expect(list != PathList(paths.dropLast()))
     #expect(PathList(["ab", "c"]) != PathList(["a", "bc"]))
     #expect(PathList().isEmpty)
+    #expect(
+      list.indices.map { index in list.withPath(index) { Array($0) } }
+        == paths.map { Array($0.utf8) })
   }
 
   @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")
