@@ -35,7 +35,7 @@ extension Build {
   /// wait for the photos' names. Each thread renders pages into a buffer of its own and hands
   /// the bytes to the writer: the writer never calls back into rendering.
   static func stagePages(
-    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
+    _ pages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
     writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
     fingerprints: PageFingerprints, recorded: FingerprintRecord?,
