@@ -162,8 +162,9 @@ extension Build {
                 let fingerprint = fingerprints.fingerprint(
                   of: page, file: file, photoFiles: context.photoFiles)
               else { continue }
-              fingerprinted.append((FingerprintRecord.key(file), fingerprint))
-              if let recorded, recorded[file] == fingerprint { unchanged.append(offset) }
+              let key = FingerprintRecord.key(file)
+              fingerprinted.append((key, fingerprint))
+              if let recorded, recorded[key: key] == fingerprint { unchanged.append(offset) }
             }
             if !unchanged.isEmpty {
               let kept = try writer.keep(unchanged.map { files[$0] })
