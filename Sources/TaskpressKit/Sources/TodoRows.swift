@@ -143,7 +143,35 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     texts.withText(position) { String(decoding: $0, as: UTF8.self) }
   }
 
+  /// Runs `body` with the UTF-8 bytes of the text at `position`.
+  public func withText<T>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T)
+    rethrows -> T
+  {
+    try texts.withText(position, body)
+  }
+
+  /// Whether the text at `position` is `text`, as `String`'s `==` compares (canonical
+  /// equivalence): a `String` is made only when their bytes differ and one is not ASCII.
+  public func text(at position: Int, is text: String) -> Bool {
+    var other = text
+    return other.withUTF8 { theirs in
+      texts.withText(position) { ours in
+        if ours.elementsEqual(theirs) { return true }
+        if ours.allSatisfy({ $0 < 0x80 }), theirs.allSatisfy({ $0 < 0x80 }) { return false }
+        return String(decoding: ours, as: UTF8.self) == text
+      }
+    }
+  }
+
   public func hasDue(_ position: Int) -> Bool { flags[position].contains(.hasDue) }
+
+  /// Runs `body` with the UTF-8 bytes of the due date at `position`, nil when it has none.
+  public func withDue<T>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T)
+    rethrows -> T
+  {
+    guard hasDue(position) else { return try body(nil) }
+    return try dues.withText(position, body)
+  }
 
   public func due(_ position: Int) -> String? {
     guard hasDue(position) else { return nil }
