@@ -130,10 +130,9 @@ extension OutputWriter {
     var folders = recordedFolders
 
     var writtenPaths = PathList()
-    writtenPaths.reserveCapacity(
-      written.count,
-      bytes: written.reduce(0) { total, number in total + records.withPath(Int(number)) { $0.count }
-      })
+    var writtenBytes = 0
+    for number in written { writtenBytes += records.withPath(Int(number)) { $0.count } }
+    writtenPaths.reserveCapacity(written.count, bytes: writtenBytes)
     for number in written { records.withPath(Int(number)) { writtenPaths.append(utf8: $0) } }
     var summary = OutputSummary(
       written: written.count, unchanged: unchanged, removed: 0, repaired: repairing,
