@@ -32,7 +32,8 @@ import Testing
         "error: TASKPRESS_RENDER: unknown fast path 'fast'; expected 'reference', 'all', or a"
           + " comma-separated list of NAME or of no-NAME, where NAME is one of: markdown-sharing,"
           + " specialized-templates, reused-values, text-handover, batches,"
-          + " recorded-warnings, streamed-data, incremental, copy-reader, key-order-diff\n"
+          + " recorded-warnings, streamed-data, incremental, copy-reader, key-order-diff,"
+          + " recorded-photos\n"
       ),
     ])
   func checkedLikeBuild(environment: [String: String], message: String) throws {

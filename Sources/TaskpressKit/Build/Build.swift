@@ -81,6 +81,7 @@ public enum Build {
       inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
       + " history-limit \(options.historyLimit)"
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
+    let photosKey = photosKey(options, settings: photoSettings)
 
     /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
     func report(_ warnings: [BuildWarning]) throws {
@@ -164,7 +165,13 @@ public enum Build {
       unchanged =
         options.previous == nil
         && (previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false)
-      if !unchanged, let source = possessionSource {
+      if !unchanged, possessionSource != nil,
+        let recorded = try recordedPhotos(
+          key: photosKey, options: options, settings: photoSettings, writer: writer)
+      {
+        photoWarnings.withLock { $0 = (recorded.warnings, 0) }
+        staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
+      } else if !unchanged, let source = possessionSource {
         let possessions = data.possessions
         nonisolated(unsafe) let source = source
         let stagePhotos: @Sendable () -> Void = {
@@ -257,6 +264,7 @@ public enum Build {
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintRecord = FingerprintRecord()
+    var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
     /// hold them (a million to-dos' rows and lists are about 90 MB).
@@ -305,6 +313,12 @@ public enum Build {
       summary.warnings += photoProblems.count
       // Recorded with the databases' warnings, for a rebuild that reads nothing.
       sourceWarnings += photoProblems
+      // And with the photos, for a rebuild that reads the databases but not the photos.
+      photoRecord = photosKey.map {
+        PhotoRecord(
+          key: $0, photos: photoFiles.mapValues { PublishedPhoto(renditions: $0.renditions) },
+          warnings: photoProblems)
+      }
       if options.strict, !photoProblems.isEmpty {
         let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
         throw BuildError("\(count) and --strict is set; the site was not changed")
@@ -376,6 +390,9 @@ public enum Build {
     }
     recordSnapshots(snapshots, in: writer)
     writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintRecord.bytes)
+    if let photoRecord {
+      writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
+    }
     writer.recordInputs(
       InputsRecord(
         key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings

@@ -50,22 +50,36 @@ struct InputsRecord: Equatable {
     var warnings: [BuildWarning] = []
     warnings.reserveCapacity(count)
     for line in lines[4..<(4 + count)] {
-      let fields = line.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-        .map { Substring($0) }
-      guard fields.count == 3, let file = Self.unescaped(fields[0]),
-        let message = Self.unescaped(fields[2])
-      else { return }
-      let location: String?
-      if fields[1] == "-" {
-        location = nil
-      } else if fields[1].hasPrefix("+"), let text = Self.unescaped(fields[1].dropFirst()) {
-        location = text
-      } else {
-        return
-      }
-      warnings.append(BuildWarning(file: file, location: location, message: message))
+      guard let warning = Self.warning(line) else { return }
+      warnings.append(warning)
     }
     sourceWarnings = warnings
+  }
+
+  /// A warning as one line of a record, without its newline: its file, location (`-` for
+  /// none, else `+` and the location) and message, tab-separated, each escaped.
+  static func line(_ warning: BuildWarning) -> String {
+    var text = Self.escaped(warning.file) + "\t"
+    text += warning.location.map { "+" + Self.escaped($0) } ?? "-"
+    return text + "\t" + Self.escaped(warning.message)
+  }
+
+  /// The warning ``line(_:)`` wrote; nil when `line` is not one.
+  static func warning(_ line: Substring) -> BuildWarning? {
+    let fields = line.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+      .map { Substring($0) }
+    guard fields.count == 3, let file = Self.unescaped(fields[0]),
+      let message = Self.unescaped(fields[2])
+    else { return nil }
+    let location: String?
+    if fields[1] == "-" {
+      location = nil
+    } else if fields[1].hasPrefix("+"), let text = Self.unescaped(fields[1].dropFirst()) {
+      location = text
+    } else {
+      return nil
+    }
+    return BuildWarning(file: file, location: location, message: message)
   }
 
   var text: String {
@@ -73,9 +87,7 @@ struct InputsRecord: Equatable {
     guard let sourceWarnings else { return text }
     text += "warnings \(sourceWarnings.count)\n"
     for warning in sourceWarnings {
-      text += Self.escaped(warning.file) + "\t"
-      text += warning.location.map { "+" + Self.escaped($0) } ?? "-"
-      text += "\t" + Self.escaped(warning.message) + "\n"
+      text += Self.line(warning) + "\n"
     }
     return text
   }
@@ -135,29 +147,8 @@ extension Build {
     }
     add("taskpress \(taskpressVersion)")
     add(programIdentity())
-    for (name, path) in [
-      ("todos", options.todos), ("possessions", options.possessions),
-      ("contacts", options.contacts),
-    ] {
-      guard let path else {
-        add("\(name) none")
-        continue
-      }
-      add("\(name) \(URL(fileURLWithPath: path).standardizedFileURL.path)")
-      // Warnings name the file as it was given.
-      add("given as \(path)")
-      switch name {
-      case "todos": add("mapping \(options.mapping.todos.key)")
-      case "possessions": add("mapping \(options.mapping.possessions.key)")
-      default: add("mapping \(options.mapping.contacts.key)")
-      }
-      add(fileIdentity(path) ?? "missing")
-      add(fileIdentity(path + "-wal") ?? "no wal")
-      add(header(of: path))
-      hasher.update(walContents(path + "-wal"))
-      if isRacy(path, now: now) || isRacy(path + "-wal", now: now) {
-        add("modified just now, at \(now.tv_sec).\(now.tv_nsec)")
-      }
+    for source in [Source.todos, .possessions, .contacts] {
+      addSource(source, options, to: &hasher, now: now)
     }
     add("base-url \(options.baseURL ?? "")")
     add("locale \(options.locale.rawValue)")
@@ -168,11 +159,67 @@ extension Build {
     add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
     add("pretty-urls \(options.prettyURLs)")
+    add("max-photo-pixels \(options.maxPhotoPixels) keep-metadata \(options.keepPhotoMetadata)")
     add("source-date-epoch \(sourceDateEpoch ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
       add("theme \(path)")
       hasher.update(file.contents)
     }
+    return hasher.finalize().hex
+  }
+
+  /// The three databases, as `inputsKey` and `photosKey` name them.
+  enum Source: String {
+    case todos, possessions, contacts
+  }
+
+  /// Adds to `hasher` the identity of one database of `options` (see ``InputsRecord``): its
+  /// path, mapping, file identity and header, and its `-wal` file's identity and bytes; a key
+  /// no later build matches when it was modified within one tick of `now`.
+  private static func addSource(
+    _ source: Source, _ options: BuildOptions, to hasher: inout ContentHasher, now: timespec
+  ) {
+    func add(_ text: String) {
+      hasher.update(Array(text.utf8))
+      hasher.update([0])
+    }
+    let name = source.rawValue
+    let path: String?
+    let mapping: String
+    switch source {
+    case .todos: (path, mapping) = (options.todos, options.mapping.todos.key)
+    case .possessions: (path, mapping) = (options.possessions, options.mapping.possessions.key)
+    case .contacts: (path, mapping) = (options.contacts, options.mapping.contacts.key)
+    }
+    guard let path else {
+      add("\(name) none")
+      return
+    }
+    add("\(name) \(URL(fileURLWithPath: path).standardizedFileURL.path)")
+    // Warnings name the file as it was given.
+    add("given as \(path)")
+    add("mapping \(mapping)")
+    add(fileIdentity(path) ?? "missing")
+    add(fileIdentity(path + "-wal") ?? "no wal")
+    add(header(of: path))
+    hasher.update(walContents(path + "-wal"))
+    if isRacy(path, now: now) || isRacy(path + "-wal", now: now) {
+      add("modified just now, at \(now.tv_sec).\(now.tv_nsec)")
+    }
+  }
+
+  /// The key of what decides the published photos: this program, the possessions database's
+  /// identity (as in ``inputsKey(_:theme:sourceDateEpoch:)``) and the photo settings. A build
+  /// whose key is the last one's publishes the photos that build recorded (`PhotoRecord`)
+  /// without reading them. Nil without a possessions database.
+  static func photosKey(_ options: BuildOptions, settings: PhotoSettings) -> String? {
+    guard options.possessions != nil else { return nil }
+    var hasher = ContentHasher()
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    hasher.update(Array("taskpress \(taskpressVersion) photos\u{0}\(programIdentity())\u{0}".utf8))
+    addSource(.possessions, options, to: &hasher, now: now)
+    hasher.update(Array("\(settings) \(settings.renditionKey)".utf8))
     return hasher.finalize().hex
   }
 

@@ -14,4 +14,20 @@ extension Build {
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
     return (files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed))
   }
+
+  /// The photos the previous build recorded, each of their files kept as that build left it,
+  /// when this build's photos are provably those: the recorded key is `key`, the possessions
+  /// database was not written since `key` was taken (its rows are read), and every recorded
+  /// file is as the writer left it. Nil, with nothing added, otherwise.
+  static func recordedPhotos(
+    key: String?, options: BuildOptions, settings: PhotoSettings, writer: OutputWriter
+  ) throws -> PhotoRecord? {
+    guard options.renderPaths.contains(.recordedPhotos), let key,
+      let bytes = writer.previousStateFile(besideManifest: PhotoRecord.fileName),
+      let record = PhotoRecord(bytes: bytes), record.key == key,
+      photosKey(options, settings: settings) == key,
+      try writer.keepAll(record.paths)
+    else { return nil }
+    return record
+  }
 }

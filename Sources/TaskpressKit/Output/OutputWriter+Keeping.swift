@@ -36,6 +36,25 @@ extension OutputWriter {
     return kept
   }
 
+  /// Adds every one of `paths` as `keep(_:)` does, when each can be kept; otherwise adds none
+  /// of them and returns false, and the caller adds their bytes as usual.
+  /// - Throws: `OutputError` naming the file: an invalid or repeated path, an interrupt.
+  public func keepAll(_ paths: [String]) throws -> Bool {
+    guard !repairing, !paths.isEmpty else { return paths.isEmpty }
+    let slots = try reserve(paths)
+    var entries: [Staged] = []
+    entries.reserveCapacity(slots.count)
+    for slot in slots {
+      guard let entry = keepable(slot) else {
+        release(slots)
+        return false
+      }
+      entries.append(.unchanged(entry))
+    }
+    record(slots, entries)
+    return true
+  }
+
   /// The manifest's entry of the slot's path when the file there is that entry's file.
   private func keepable(_ slot: Slot) -> Manifest.Entry? {
     guard let known = previous.files[slot.path],

@@ -46,10 +46,14 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// changes in one walk (`ChangeDiff.pair`); off, by a dictionary of the previous rows.
   public static let keyOrderDiff = RenderPaths(rawValue: 1 << 9)
 
+  /// A rebuild whose photos key (`Build.photosKey`) is the last build's publishes the photos
+  /// that build recorded (`PhotoRecord`), keeping their files, without reading a photo; off,
+  /// every photo is read, named by its content and published again.
+  public static let recordedPhotos = RenderPaths(rawValue: 1 << 10)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
-    .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff,
+    .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -60,6 +64,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
+    ("recorded-photos", .recordedPhotos),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

@@ -1,0 +1,103 @@
+/// The photos a build published, recorded in the state folder beside its manifest: each
+/// possession's photo files, and the warnings of the photos that could not be published. A
+/// rebuild whose photos key (`Build.photosKey`: this program, the possessions database's
+/// identity, the photo settings) is the recorded one, and which finds every recorded file as
+/// the writer left it, publishes these photos without reading a photo from the database.
+struct PhotoRecord: Equatable {
+  static let fileName = "photos"
+  private static let header = "taskpress-photos 1"
+
+  var key: String
+  /// Each possession's photo, by possession id.
+  var photos: [Int64: PublishedPhoto]
+  var warnings: [BuildWarning]
+
+  init(key: String, photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+    self.key = key
+    self.photos = photos
+    self.warnings = warnings
+  }
+
+  /// Every file of the recorded photos, each once, sorted.
+  var paths: [String] {
+    Set(photos.values.flatMap { $0.renditions.map(\.path) }).sorted()
+  }
+
+  /// The record as it is stored: a header, the key, `photos N` and a line per possession (its
+  /// id, then a tab and `PATH WIDTH HEIGHT` per file), `warnings N` and a line per warning (as
+  /// `InputsRecord` writes them).
+  var bytes: [UInt8] {
+    var bytes = Array("\(Self.header)\n\(key)\nphotos \(photos.count)\n".utf8)
+    bytes.reserveCapacity(photos.count * 48)
+    for (id, photo) in photos.sorted(by: { $0.key < $1.key }) {
+      bytes += String(id).utf8
+      for file in photo.renditions {
+        bytes += "\t\(file.path) \(file.width) \(file.height)".utf8
+      }
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    bytes += "warnings \(warnings.count)\n".utf8
+    for warning in warnings {
+      bytes += (InputsRecord.line(warning) + "\n").utf8
+    }
+    return bytes
+  }
+
+  /// Reads a stored record; nil when `bytes` are not one (another version, cut short, a file
+  /// outside `photos/`).
+  init?(bytes: [UInt8]) {
+    let lines = bytes.split(separator: Self.newline, omittingEmptySubsequences: false)
+    guard lines.count >= 4, lines[0].elementsEqual(Self.header.utf8),
+      let photoCount = Self.number(after: "photos ", in: lines[2]), lines.count >= 4 + photoCount
+    else { return nil }
+    key = String(decoding: lines[1], as: UTF8.self)
+    photos = [:]
+    photos.reserveCapacity(photoCount)
+    for line in lines[3..<(3 + photoCount)] {
+      let fields = line.split(separator: Self.tab, omittingEmptySubsequences: false)
+      guard fields.count >= 2, let id = Self.integer(fields[0]), photos[id] == nil else {
+        return nil
+      }
+      var renditions: [PublishedPhoto.Rendition] = []
+      for field in fields.dropFirst() {
+        let parts = field.split(separator: Self.space, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].starts(with: "photos/".utf8),
+          !parts[0].contains(UInt8(ascii: "\\")), let width = Self.integer(parts[1]),
+          let height = Self.integer(parts[2]), width > 0, height > 0
+        else { return nil }
+        let path = String(decoding: parts[0], as: UTF8.self)
+        guard !path.split(separator: "/").contains("..") else { return nil }
+        renditions.append(.init(path: path, width: Int(width), height: Int(height)))
+      }
+      photos[id] = PublishedPhoto(renditions: renditions)
+    }
+    guard let warningCount = Self.number(after: "warnings ", in: lines[3 + photoCount]),
+      lines.count == 4 + photoCount + warningCount + 1, lines.last?.isEmpty == true
+    else { return nil }
+    warnings = []
+    for line in lines[(4 + photoCount)..<(4 + photoCount + warningCount)] {
+      guard let warning = InputsRecord.warning(Substring(String(decoding: line, as: UTF8.self)))
+      else { return nil }
+      warnings.append(warning)
+    }
+  }
+
+  private static let newline = UInt8(ascii: "\n")
+  private static let tab = UInt8(ascii: "\t")
+  private static let space = UInt8(ascii: " ")
+
+  /// The decimal digits of `bytes` (an optional leading `-`) as a number; nil when they are
+  /// not one.
+  private static func integer(_ bytes: ArraySlice<UInt8>) -> Int64? {
+    guard bytes.count <= 20 else { return nil }
+    return Int64(String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// The count after `prefix` in `line` (`photos 12`); nil when it is not there.
+  private static func number(after prefix: String, in line: ArraySlice<UInt8>) -> Int? {
+    guard line.starts(with: prefix.utf8),
+      let count = integer(line.dropFirst(prefix.utf8.count)), count >= 0, count < 1 << 40
+    else { return nil }
+    return Int(count)
+  }
+}
