@@ -99,4 +99,22 @@ import Testing
         "todo-added 3 - -", "todo-completed 1 - -", "todo-text 4 c C", "todo-removed 2 - -",
       ])
   }
+
+  @Test(
+    "a text compared from the packed rows changes as String's == says: é composed or not is no change"
+  )
+  func packedTexts() {
+    let texts = ["", "a", "A", "caf\u{E9}", "cafe\u{301}", "caf\u{E8}", "日本", "日本語", "a\u{0}b"]
+    let rows = TodoRows(texts.map { Todo(pk: 1, text: $0, priority: .high, complete: false) })
+    for (position, ours) in texts.enumerated() {
+      for theirs in texts {
+        #expect(rows.text(at: position, is: theirs) == (ours == theirs), "\(ours) / \(theirs)")
+      }
+    }
+    let old = [PreviousBuild.Todo(pk: 1, text: "caf\u{E9}", priority: 1, complete: false)]
+    let same = [Todo(pk: 1, text: "cafe\u{301}", priority: .high, complete: false)]
+    #expect(ChangeDiff.todos(old, same, labels: Self.labels).isEmpty)
+    let other = [Todo(pk: 1, text: "caf\u{E8}", priority: .high, complete: false)]
+    #expect(ChangeDiff.todos(old, other, labels: Self.labels).map(\.to) == ["caf\u{E8}"])
+  }
 }

@@ -210,6 +210,10 @@ public enum Build {
     } catch {
       otherError = error
     }
+    // The previous build, to compare with (not needed when nothing changed), read while the
+    // to-dos are: its error, if any, comes after the sources'.
+    let previousRead =
+      unchanged || otherError != nil ? nil : Result { try readPrevious(options) }
     reading.wait()
     // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
     var warnings = themeWarnings
@@ -230,9 +234,9 @@ public enum Build {
       warnings += recorded.dropFirst(sourceWarnings.count)
       sourceWarnings = recorded
     }
-    // The previous build, to compare with (not needed when nothing changed); what it lacks is
-    // warned about, but not recorded with the sources' warnings.
-    let previous = unchanged ? PreviousBuild() : try readPrevious(options)
+    // What the previous build lacks is warned about, but not recorded with the sources'
+    // warnings.
+    let previous = try previousRead?.get() ?? PreviousBuild()
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.

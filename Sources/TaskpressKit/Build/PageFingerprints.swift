@@ -265,8 +265,10 @@ struct FingerprintRecord: Sendable, Equatable {
   }
 
   /// The recorded fingerprint of `file`.
-  subscript(file: String) -> UInt64? {
-    let key = Self.key(file)
+  subscript(file: String) -> UInt64? { self[key: Self.key(file)] }
+
+  /// The recorded fingerprint of the file whose `key(_:)` is `key`.
+  subscript(key key: UInt64) -> UInt64? {
     var low = 0
     var high = keys.count
     while low < high {

@@ -101,23 +101,24 @@ extension Build {
           case .todoData:
             guard plainContext.dataCopies.contains(.todos) else { continue }
             let bom = plainContext.csvByteOrderMark
-            let todos = plan.todosByPK
             let strings = plainContext.strings
             let due = plan.hasDueDates
             if renderer.paths.contains(.streamedData) {
+              let rows = plan.todos
+              let positions = Array(plan.todoPositionsByPK)
               try writer.add("data/todos.json") { sink in
-                try DataExport.todosJSON(todos, strings: strings, dueDates: due) {
+                try DataExport.todosJSON(rows, at: positions, strings: strings, dueDates: due) {
                   try sink.write(UnsafeRawBufferPointer($0))
                 }
               }
               try writer.add("data/todos.csv") { sink in
                 if bom { try DataExport.byteOrderMark.withUnsafeBytes { try sink.write($0) } }
-                try DataExport.todosCSV(todos, strings: strings, dueDates: due) {
+                try DataExport.todosCSV(rows, at: positions, strings: strings, dueDates: due) {
                   try sink.write(UnsafeRawBufferPointer($0))
                 }
               }
             } else {
-              let todos = Array(todos)
+              let todos = Array(plan.todosByPK)
               try writer.add(
                 "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
               try writer.add(
@@ -162,8 +163,9 @@ extension Build {
                 let fingerprint = fingerprints.fingerprint(
                   of: page, file: file, photoFiles: context.photoFiles)
               else { continue }
-              fingerprinted.append((FingerprintRecord.key(file), fingerprint))
-              if let recorded, recorded[file] == fingerprint { unchanged.append(offset) }
+              let key = FingerprintRecord.key(file)
+              fingerprinted.append((key, fingerprint))
+              if let recorded, recorded[key: key] == fingerprint { unchanged.append(offset) }
             }
             if !unchanged.isEmpty {
               let kept = try writer.keep(unchanged.map { files[$0] })

@@ -9,7 +9,8 @@ enum ChangeDiff {
   ) -> [Change] {
     var changes: [Change] = []
     if plan.hasTodos, let old = previous.todos {
-      changes += todos(old, plan.todosByPK, labels: labels, inKeyOrder: inKeyOrder)
+      changes += todos(
+        old, plan.todos, at: plan.todoPositionsByPK, labels: labels, inKeyOrder: inKeyOrder)
     }
     if plan.hasPossessions, let old = previous.possessions {
       changes += possessions(
@@ -21,31 +22,46 @@ enum ChangeDiff {
     return changes.sorted(by: <)
   }
 
+  /// The changes of the to-dos: `new`'s rows at `positions`, in pk order. A row's text is made
+  /// into a `String` only for a change that shows it.
   static func todos(
-    _ old: [PreviousBuild.Todo], _ new: some Sequence<Todo>, labels: Labels,
-    inKeyOrder: Bool = true
+    _ old: [PreviousBuild.Todo], _ new: TodoRows, at positions: some Collection<Int>,
+    labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     var changes: [Change] = []
-    func change(_ kind: Change.Kind, _ todo: Todo, from: String? = nil, to: String? = nil) {
+    func change(_ kind: Change.Kind, _ position: Int, from: String? = nil, to: String? = nil) {
       changes.append(
-        Change(source: .todos, change: kind, id: todo.pk, text: todo.text, from: from, to: to))
+        Change(
+          source: .todos, change: kind, id: new.pk(position), text: new.text(position),
+          from: from, to: to))
     }
     pair(
-      old, \.pk, new, \.pk, inKeyOrder: inKeyOrder,
-      matched: { was, todo in
-        if was.complete != todo.complete { change(todo.complete ? .completed : .reopened, todo) }
-        if was.priority != todo.priority.number {
+      old, \.pk, positions, { new.pk($0) }, inKeyOrder: inKeyOrder,
+      matched: { was, position in
+        let complete = new.isComplete(position)
+        if was.complete != complete { change(complete ? .completed : .reopened, position) }
+        let priority = new.priority(position)
+        if was.priority != priority.number {
           change(
-            .priority, todo, from: labels.priority(Priority(stored: was.priority)),
-            to: labels.priority(todo.priority))
+            .priority, position, from: labels.priority(Priority(stored: was.priority)),
+            to: labels.priority(priority))
         }
-        if was.text != todo.text { change(.text, todo, from: was.text, to: todo.text) }
+        if !new.text(at: position, is: was.text) {
+          change(.text, position, from: was.text, to: new.text(position))
+        }
       },
       added: { change(.added, $0) },
       removed: { was in
         changes.append(Change(source: .todos, change: .removed, id: was.pk, text: was.text))
       })
     return changes
+  }
+
+  /// The changes of the to-dos `new`, in their order.
+  static func todos(
+    _ old: [PreviousBuild.Todo], _ new: [Todo], labels: Labels, inKeyOrder: Bool = true
+  ) -> [Change] {
+    todos(old, TodoRows(new), at: new.indices, labels: labels, inKeyOrder: inKeyOrder)
   }
 
   static func possessions(

@@ -24,30 +24,8 @@ enum DataExport {
     -> ByteBuffer
   {
     let textBytes = todos.reduce(0) { $0 + $1.text.utf8.count }
-    return todosJSON(
-      todos, strings: strings, dueDates: dueDates,
-      capacity: todos.count * JSONWriter.bytesPerItem + textBytes, afterEach: { _ in })
-  }
-
-  /// `todosJSON(_:strings:dueDates:)`, handed to `chunks` as it is written.
-  static func todosJSON(
-    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool = false,
-    chunks: Chunks
-  ) throws {
-    var rest = try todosJSON(
-      todos, strings: strings, dueDates: dueDates, capacity: 2 * chunkSize,
-      afterEach: { json in try json.handOver(atLeast: chunkSize, to: chunks) })
-    if rest.count > 0 { try chunks(rest.bytes) }
-    rest.removeAll()
-  }
-
-  private static func todosJSON(
-    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool, capacity: Int,
-    afterEach: (inout JSONWriter) throws -> Void
-  ) rethrows -> ByteBuffer {
     let keys = todoColumns + (dueDates ? ["due"] : [])
-    return try JSONWriter.array(todos, keys: keys, capacity: capacity, afterEach: afterEach) {
-      todo, json in
+    return JSONWriter.array(todos, keys: keys, textBytes: textBytes) { todo, json in
       json.integer(todo.pk)
       json.text(todo.text)
       json.integer(todo.priority.number)
@@ -58,33 +36,40 @@ enum DataExport {
     }
   }
 
+  /// `todosJSON(_:strings:dueDates:)` of the packed `rows` at `positions`, handed to `chunks`
+  /// as it is written; each text goes from the rows' bytes to the output, without a `String`.
+  static func todosJSON(
+    _ rows: TodoRows, at positions: some Collection<Int>, strings: RowStrings,
+    dueDates: Bool = false, chunks: Chunks
+  ) throws {
+    let keys = todoColumns + (dueDates ? ["due"] : [])
+    let handOver: (inout JSONWriter) throws -> Void = {
+      try $0.handOver(atLeast: chunkSize, to: chunks)
+    }
+    var rest = try JSONWriter.array(
+      positions, keys: keys, capacity: 2 * chunkSize, afterEach: handOver
+    ) { position, json in
+      json.integer(rows.pk(position))
+      rows.withText(position) { json.text(utf8: $0) }
+      let priority = rows.priority(position)
+      json.integer(priority.number)
+      json.text(strings.priorityLabel(priority))
+      let complete = rows.isComplete(position)
+      json.bool(complete)
+      json.text(complete ? strings.complete : strings.inProgress)
+      if dueDates { rows.withDue(position) { json.text(utf8: $0) } }
+    }
+    if rest.count > 0 { try chunks(rest.bytes) }
+    rest.removeAll()
+  }
+
   /// The CSV copy of `todos`; `strings` gives the priority and status labels. With `dueDates`,
   /// each row ends with its `due` date (empty when it has none).
   static func todosCSV(_ todos: [Todo], strings: RowStrings, dueDates: Bool = false)
     -> ByteBuffer
   {
-    todosCSV(
-      todos, strings: strings, dueDates: dueDates, capacity: 64 + todos.count * 80,
-      afterEach: { _ in })
-  }
-
-  /// `todosCSV(_:strings:dueDates:)`, handed to `chunks` as it is written.
-  static func todosCSV(
-    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool = false,
-    chunks: Chunks
-  ) throws {
-    var rest = try todosCSV(
-      todos, strings: strings, dueDates: dueDates, capacity: 2 * chunkSize,
-      afterEach: { csv in try csv.handOver(atLeast: chunkSize, to: chunks) })
-    if rest.count > 0 { try chunks(rest.bytes) }
-    rest.removeAll()
-  }
-
-  private static func todosCSV(
-    _ todos: some Collection<Todo>, strings: RowStrings, dueDates: Bool, capacity: Int,
-    afterEach: (inout CSVWriter) throws -> Void
-  ) rethrows -> ByteBuffer {
-    var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), capacity: capacity)
+    var csv = CSVWriter(
+      header: todoColumns + (dueDates ? ["due"] : []), capacity: 64 + todos.count * 80)
     for todo in todos {
       csv.integer(todo.pk)
       csv.text(todo.text)
@@ -94,9 +79,33 @@ enum DataExport {
       csv.text(todo.complete ? strings.complete : strings.inProgress)
       if dueDates { csv.text(todo.due ?? "") }
       csv.endRow()
-      try afterEach(&csv)
     }
     return csv.finish()
+  }
+
+  /// `todosCSV(_:strings:dueDates:)` of the packed `rows` at `positions`, handed to `chunks`
+  /// as it is written; each text goes from the rows' bytes to the output, without a `String`.
+  static func todosCSV(
+    _ rows: TodoRows, at positions: some Collection<Int>, strings: RowStrings,
+    dueDates: Bool = false, chunks: Chunks
+  ) throws {
+    var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), capacity: 2 * chunkSize)
+    for position in positions {
+      csv.integer(rows.pk(position))
+      rows.withText(position) { csv.text(utf8: $0) }
+      let priority = rows.priority(position)
+      csv.integer(priority.number)
+      csv.text(strings.priorityLabel(priority))
+      let complete = rows.isComplete(position)
+      csv.integer(complete ? 1 : 0)
+      csv.text(complete ? strings.complete : strings.inProgress)
+      if dueDates { rows.withDue(position) { csv.text(utf8: $0 ?? .init(start: nil, count: 0)) } }
+      csv.endRow()
+      try csv.handOver(atLeast: chunkSize, to: chunks)
+    }
+    var rest = csv.finish()
+    if rest.count > 0 { try chunks(rest.bytes) }
+    rest.removeAll()
   }
 
   // MARK: - Possessions
@@ -274,6 +283,18 @@ struct JSONWriter: ~Copyable {
     if let value { string(value) } else { output.append("null") }
   }
 
+  /// The next value: a string of these UTF-8 bytes, or `null`.
+  mutating func text(utf8 value: UnsafeBufferPointer<UInt8>?) {
+    key()
+    guard let value else {
+      output.append("null")
+      return
+    }
+    output.append(UInt8(ascii: "\""))
+    appendEscaped(value)
+    output.append(UInt8(ascii: "\""))
+  }
+
   /// The next value: a number, or `null`.
   mutating func integer(_ value: Int64?) {
     key()
@@ -372,6 +393,12 @@ struct CSVWriter: ~Copyable {
       var copy = value
       copy.withUTF8 { appendField($0) }
     }
+  }
+
+  /// The next field: these UTF-8 bytes, quoted as `text(_:)` quotes.
+  mutating func text(utf8: UnsafeBufferPointer<UInt8>) {
+    separate()
+    appendField(utf8)
   }
 
   private mutating func appendField(_ utf8: UnsafeBufferPointer<UInt8>) {

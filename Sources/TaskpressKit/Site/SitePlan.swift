@@ -79,9 +79,15 @@ struct SitePlan: Sendable {
   /// the rows.
   var todosByPK: LazyMapSequence<[Int32], Todo> {
     let rows = todos
+    return todoPositionsByPK.map { rows[$0] }
+  }
+  /// The positions in `todos` in pk order: the data copies and the changes read the packed
+  /// rows there, without making a `Todo` of each.
+  var todoPositionsByPK: LazyMapSequence<[Int32], Int> {
+    let rows = todos
     let order =
       pkOrder ?? rows.indices.sorted { rows.pk($0) < rows.pk($1) }.map { Int32($0) }
-    return order.lazy.map { rows[Int($0)] }
+    return order.lazy.map { Int($0) }
   }
   /// The positions in `todos` in pk order, when the to-dos were given in pk order (as
   /// `TodoSource` reads them): 4 bytes a row instead of a second array of them.
@@ -422,9 +428,11 @@ final class TodoTexts: @unchecked Sendable {
 
   /// Hands the UTF-8 text of the to-do at `position` to `body`.
   @inline(__always)
-  func withText<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  func withText<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
+    -> R
+  {
     precondition(position >= 0 && position < count, "no to-do at \(position)")
-    return body(
+    return try body(
       UnsafeBufferPointer(
         start: bytes + starts[position], count: starts[position + 1] - starts[position]))
   }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// To-dos packed in a few arrays: each to-do's pk, priority and state as plain numbers, and
 /// every text in one block of memory (``TodoTexts``). About 25 bytes and the text a to-do,
 /// where a `[Todo]` took about 56 and a `String` of its own for each text (a million to-dos
@@ -137,7 +139,40 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     texts.withText(position) { String(decoding: $0, as: UTF8.self) }
   }
 
+  /// Runs `body` with the UTF-8 bytes of the text at `position`.
+  public func withText<T>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T)
+    rethrows -> T
+  {
+    try texts.withText(position, body)
+  }
+
+  /// Whether the text at `position` is `text`, as `String`'s `==` compares (canonical
+  /// equivalence): a `String` is made only when their bytes differ and one is not ASCII.
+  public func text(at position: Int, is text: String) -> Bool {
+    func compare(_ theirs: UnsafeBufferPointer<UInt8>) -> Bool {
+      texts.withText(position) { ours in
+        if ours.count == theirs.count {
+          guard let start = ours.baseAddress, let other = theirs.baseAddress else { return true }
+          if memcmp(start, other, ours.count) == 0 { return true }
+        }
+        if ours.allSatisfy({ $0 < 0x80 }), theirs.allSatisfy({ $0 < 0x80 }) { return false }
+        return String(decoding: ours, as: UTF8.self) == text
+      }
+    }
+    if let done = text.utf8.withContiguousStorageIfAvailable(compare) { return done }
+    var copy = text
+    return copy.withUTF8(compare)
+  }
+
   public func hasDue(_ position: Int) -> Bool { flags[position].contains(.hasDue) }
+
+  /// Runs `body` with the UTF-8 bytes of the due date at `position`, nil when it has none.
+  public func withDue<T>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T)
+    rethrows -> T
+  {
+    guard hasDue(position) else { return try body(nil) }
+    return try dues.withText(position, body)
+  }
 
   public func due(_ position: Int) -> String? {
     guard hasDue(position) else { return nil }
