@@ -7,7 +7,7 @@ import Testing
   @Test("each page kind names its body template, and every kind is one page's")
   func pageKinds() {
     let pages: [SitePlan.Page] = [
-      .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
+      .index(1), .board, .todo(0), .possessions(1), .possession(0), .contacts, .contact(0),
       .notFound, .changes(1), .list(0, 1),
     ]
     #expect(
