@@ -76,6 +76,9 @@ enum Specs {
         name: "page-size", valueName: "<n>", help: "To-dos per index page; 0 for one page.",
         defaultText: "100"),
       OptionSpec(
+        name: "gallery-page-size", valueName: "<n>",
+        help: "Possessions per page of the possession list; 0 for one page.", defaultText: "18"),
+      OptionSpec(
         name: "board-limit", valueName: "<n>",
         help: "Cards a board column shows; the rest are on the status's list.",
         defaultText: "50"),

@@ -167,6 +167,11 @@ enum Configuration {
         throw UsageError("\(source): invalid value '\(value)': expected a whole number, 0 or more")
       }
       options.pageSize = size
+    case "gallery-page-size":
+      guard let size = Int(value), size >= 0 else {
+        throw UsageError("\(source): invalid value '\(value)': expected a whole number, 0 or more")
+      }
+      options.galleryPageSize = size
     case "board-limit":
       guard let limit = Int(value), limit >= 1 else {
         throw UsageError("\(source): invalid value '\(value)': expected a whole number, 1 or more")

@@ -154,6 +154,14 @@ func makeTemporaryFolder() throws -> String {
         ["--page-size", "x"], "'--page-size': invalid value 'x': expected a whole number, 0 or more"
       ),
       (["--page-size=-1"], "'--page-size': invalid value '-1': expected a whole number, 0 or more"),
+      (
+        ["--gallery-page-size", "-3"],
+        "'--gallery-page-size': invalid value '-3': expected a whole number, 0 or more"
+      ),
+      (
+        ["--gallery-page-size=ten"],
+        "'--gallery-page-size': invalid value 'ten': expected a whole number, 0 or more"
+      ),
       (["--jobs", "0"], "'--jobs': invalid value '0': expected a whole number from 1 to 1024"),
       (
         ["--board-limit", "0"],
@@ -235,6 +243,22 @@ func makeTemporaryFolder() throws -> String {
       )
     ) {
       try options(config: #"{"board-limit": 0}"#)
+    }
+  }
+
+  @Test("--gallery-page-size is 18 unless taskpress.json or the flag says otherwise")
+  func galleryPageSize() throws {
+    #expect(try options(config: "{}").galleryPageSize == 18)
+    #expect(try options(config: #"{"gallery-page-size": 0}"#).galleryPageSize == 0)
+    #expect(
+      try options(config: #"{"gallery-page-size": 0}"#, flags: ["--gallery-page-size", "24"])
+        .galleryPageSize == 24)
+    #expect(
+      throws: UsageError(
+        "taskpress.json:1:2: key 'gallery-page-size': invalid value '-1': expected a whole number, 0 or more"
+      )
+    ) {
+      try options(config: #"{"gallery-page-size": -1}"#)
     }
   }
 

@@ -189,6 +189,8 @@ import Testing
     #expect(site.keys.filter { $0.hasPrefix("todos/") }.count > 20)
     options.prettyURLs = true
     options.pageSize = 3
+    // Three pages of the gallery's 8 possessions.
+    options.galleryPageSize = 3
     options.baseURL = "https://example.org/r/"
     try Self.expectSameSites(options, in: folder, name: "demo-pretty")
   }
@@ -215,6 +217,8 @@ import Testing
     let options = try Self.options(Self.hostile, in: folder, name: "hostile")
     let site = try Self.expectSameSites(options, in: folder, name: "hostile")
     #expect(site.count > 3 * Self.hostile.count)
+    // More possessions than a page of the gallery holds.
+    #expect(site["possessions/page/2.html"] != nil)
   }
 
   @Test("due dates of hostile text, dates and numbers, some overdue: every path agrees")

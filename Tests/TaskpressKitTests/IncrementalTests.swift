@@ -87,14 +87,16 @@ import Testing
   /// place (incrementally) and builds the changed inputs cold into a new folder, comparing
   /// with the copy (`--previous`), as the incremental build compares with the site it
   /// replaces. Expects the two sites to be the same, byte for byte; returns the summaries of the
-  /// first build and the rebuild.
+  /// first build and the rebuild. `setUp` changes the inputs before the first build.
   @discardableResult
   static func expectSameAsCold(
-    _ name: String, change: (inout Inputs) throws -> Void
+    _ name: String, setUp: (inout Inputs) throws -> Void = { _ in },
+    change: (inout Inputs) throws -> Void
   ) throws -> (first: BuildSummary, rebuild: BuildSummary) {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
     var inputs = try Inputs(folder)
+    try setUp(&inputs)
     let first = try build(inputs.options)
     try copy(folder.sub("site"), folder.sub("before"))
     try copy(folder.sub(".site.taskpress"), folder.sub(".before.taskpress"))
@@ -198,6 +200,34 @@ import Testing
     try Self.expectSameAsCold("the locale") { inputs in inputs.options.locale = .ja }
     try Self.expectSameAsCold("the data copies") { inputs in
       inputs.options.dataCopies = [.todos]
+    }
+  }
+
+  @Test(
+    "a gallery of several pages: each change, and the page size, gives the cold build's site",
+    arguments: [
+      ("a name on page 2", "UPDATE possessions SET name = 'X' WHERE id = 5"),
+      ("a possession added", "INSERT INTO possessions VALUES (7, 'New', '', NULL)"),
+      ("the first removed", "DELETE FROM possessions WHERE id = 1"),
+      ("the last two removed: a page fewer", "DELETE FROM possessions WHERE id > 4"),
+    ])
+  func galleryPages(name: String, sql: String) throws {
+    // 6 possessions, 4 a page: two pages.
+    let (first, _) = try Self.expectSameAsCold(name) { inputs in
+      inputs.options.galleryPageSize = 4
+    } change: { inputs in
+      try inputs.change("possessions.sqlite", sql)
+    }
+    #expect(first.writtenPaths.contains("possessions/page/2.html"))
+  }
+
+  @Test("the gallery's page size changed: the cold build's site")
+  func galleryPageSize() throws {
+    try Self.expectSameAsCold("more pages") { inputs in inputs.options.galleryPageSize = 2 }
+    try Self.expectSameAsCold("one page") { inputs in
+      inputs.options.galleryPageSize = 2
+    } change: { inputs in
+      inputs.options.galleryPageSize = 0
     }
   }
 

@@ -7,7 +7,7 @@ import Testing
   @Test("each page kind names its body template, and every kind is one page's")
   func pageKinds() {
     let pages: [SitePlan.Page] = [
-      .index(1), .board, .todo(0), .possessions, .possession(0), .contacts, .contact(0),
+      .index(1), .board, .todo(0), .possessions(1), .possession(0), .contacts, .contact(0),
       .notFound, .changes(1), .list(0, 1),
     ]
     #expect(
@@ -221,7 +221,8 @@ import Testing
   func pageList() {
     let pages: [SitePlan.Page] = [
       .index(1), .index(2), .index(3), .board, .list(0, 1), .list(0, 2), .list(1, 1), .todo(0),
-      .todo(1), .todo(2), .todo(4), .todo(3), .todo(3), .possessions, .possession(0),
+      .todo(1), .todo(2), .todo(4), .todo(3), .todo(3), .possessions(1), .possessions(2),
+      .possessions(4), .possession(0),
       .possession(1), .contacts, .contact(0), .contact(2), .notFound, .notFound, .changes(1),
       .changes(2), .possessionsFront, .contactsFront,
     ]
@@ -242,12 +243,15 @@ import Testing
     data.possessions = (0..<3).map {
       Possession(id: Int64($0), name: "p\($0)", description: "", photo: nil)
     }
-    let plan = SitePlan(data: data, pageSize: 4, routes: Routes(prettyURLs: false))
+    let plan = SitePlan(
+      data: data, pageSize: 4, routes: Routes(prettyURLs: false), galleryPageSize: 2)
+    #expect(plan.galleryPageCount == 2)
     var expected: [SitePlan.Page] = (1...plan.pageCount).map(SitePlan.Page.index) + [.board]
     for index in plan.lists.indices {
       expected += (1...plan.pageCount(ofList: index)).map { SitePlan.Page.list(index, $0) }
     }
-    expected += plan.todos.indices.map(SitePlan.Page.todo) + [.possessions]
+    expected += plan.todos.indices.map(SitePlan.Page.todo)
+    expected += (1...plan.galleryPageCount).map(SitePlan.Page.possessions)
     expected += plan.possessions.indices.map(SitePlan.Page.possession) + [.notFound]
     #expect(Array(plan.pages) == expected)
   }

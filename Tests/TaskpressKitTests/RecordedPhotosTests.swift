@@ -173,6 +173,7 @@ import Testing
       "locale": { $0.locale = .ja },
       "pageSize": { $0.pageSize = 3 },
       "boardLimit": { $0.boardLimit = 7 },
+      "galleryPageSize": { $0.galleryPageSize = 3 },
       "prettyURLs": { $0.prettyURLs = true },
       "title": { $0.title = "Other" },
       "dataCopies": { $0.dataCopies = [.todos] },

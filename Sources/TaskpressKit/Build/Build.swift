@@ -256,7 +256,8 @@ public enum Build {
     // 2. Plan.
     let routes = Routes(prettyURLs: options.prettyURLs)
     let plan = SitePlan(
-      data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit)
+      data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit,
+      galleryPageSize: options.galleryPageSize)
     data = SiteData()  // the plan holds the rows now
     #if canImport(Glibc)
       // Reading and planning freed as much as the plan keeps: back to the system before the

@@ -47,6 +47,11 @@ public struct BuildOptions: Sendable, Equatable {
   public var locale: Locale = .en
   /// To-dos per index page; 0 puts them all on one page.
   public var pageSize: Int = 100
+  /// Possessions per page of the possession list; 0 puts them all on one page. The default
+  /// keeps the first screenful of a gallery of phone photos to some 330 KB (`Docs/photos.md`),
+  /// and is a multiple of the columns the theme's gallery has at a phone's and a laptop's width
+  /// (2, 3 and 6).
+  public var galleryPageSize: Int = 18
   /// Cards each board column shows at most; the rest are on the status's list. At least 1.
   public var boardLimit: Int = 50
   /// Writes `todos/3/index.html` instead of `todos/3.html` and links to folders.

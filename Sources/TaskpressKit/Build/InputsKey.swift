@@ -154,6 +154,7 @@ extension Build {
     add("locale \(options.locale.rawValue)")
     add("page-size \(options.pageSize)")
     add("board-limit \(options.boardLimit)")
+    add("gallery-page-size \(options.galleryPageSize)")
     add("title \(options.title ?? "")")
     add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")

@@ -37,7 +37,7 @@ struct PageFingerprints: Sendable {
   static let optionsShown: Set<String> = [
     "baseURL", "locale", "pageSize", "boardLimit", "prettyURLs", "title", "dataCopies", "noindex",
     "csvByteOrderMark", "maxPhotoPixels", "keepPhotoMetadata", "renderPaths", "mapping",
-    "templates",
+    "templates", "galleryPageSize",
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
@@ -56,6 +56,7 @@ struct PageFingerprints: Sendable {
     common.add(options.locale.rawValue)
     common.add(options.pageSize)
     common.add(options.boardLimit)
+    common.add(options.galleryPageSize)
     common.add(options.prettyURLs)
     common.add(options.title ?? "-")
     common.add(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))

@@ -222,7 +222,7 @@ extension Build {
   /// Whether a page shows photos, and so waits for them to be staged.
   private static func showsPhotos(_ page: SitePlan.Page) -> Bool {
     switch page {
-    case .possessions, .possession: true
+    case .possessions, .possession, .possessionsFront: true
     default: false
     }
   }

@@ -51,7 +51,9 @@ extension PageContext {
     let lists = context.plan.lists.flatMap { list in
       ["\(list.kind.rawValue)/\(list.key)/", "\(list.kind.rawValue)/\(list.key)/page/"]
     }
-    return (["", "page/", "todos/", "possessions/", "contacts/"] + lists).map { folder in
+    // The gallery's later pages (`possessions/page/`) too.
+    let gallery = context.plan.galleryPageCount > 1 ? ["possessions/page/"] : []
+    return (["", "page/", "todos/", "possessions/", "contacts/"] + lists + gallery).map { folder in
       let file = folder + "x.html"
       var chromes: [String: Chrome] = [:]
       for section in ["index", "board", "possessions", "contacts", "", "changes"] {

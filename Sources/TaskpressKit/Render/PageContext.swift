@@ -97,7 +97,11 @@ struct PageContext: Sendable {
     case .board: labels["board"]
     case .todo(let position):
       nonEmpty(plan.todos.text(position), "\(labels["task"]) \(plan.todos.pk(position))")
-    case .possessions, .possessionsFront: labels["possessions"]
+    case .possessions(let number):
+      number == 1
+        ? labels["possessions"]
+        : "\(labels["possessions"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
+    case .possessionsFront: labels["possessions"]
     case .possession(let position):
       nonEmpty(
         plan.possessions[position].name, "\(labels["possessions"]) \(plan.possessions[position].id)"
@@ -177,10 +181,15 @@ struct PageContext: Sendable {
     case .todo:
       break  // see `todoValues`
     case .possessions, .possessionsFront:
+      let number = if case .possessions(let number) = page { number } else { 1 }
+      let positions = plan.possessionPositions(onGalleryPage: number)
       let links =
         folder?.possessionLinks ?? PossessionLinks(strings: strings, fromFile: file, ownID: nil)
       context["possessions"] = .list(
-        MustacheList(count: plan.possessions.count) { possession(at: $0, links) })
+        MustacheList(count: positions.count) { possession(at: positions.lowerBound + $0, links) })
+      context["pagination"] = pagination(
+        number, total: plan.galleryPageCount, from: file,
+        name: { plan.name(of: .possessions($0)) })
     case .possession(let position):
       // Without pretty URLs a page's link to its own possession is made like any other.
       let links =
@@ -232,7 +241,7 @@ struct PageContext: Sendable {
       // A front page that repeats a list names the list as the page to index.
       let canonical: SitePlan.Page =
         switch page {
-        case .possessionsFront: .possessions
+        case .possessionsFront: .possessions(1)
         case .contactsFront: .contacts
         default: page
         }

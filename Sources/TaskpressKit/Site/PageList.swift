@@ -75,6 +75,7 @@ extension SitePlan {
       switch page {
       case .index(let number): .index(number + offset)
       case .todo(let position): .todo(position + offset)
+      case .possessions(let number): .possessions(number + offset)
       case .possession(let position): .possession(position + offset)
       case .contact(let position): .contact(position + offset)
       case .changes(let number): .changes(number + offset)

@@ -10,7 +10,9 @@ struct SitePlan: Sendable {
     case board
     /// The to-do at `position` in index order.
     case todo(Int)
-    case possessions
+    /// Page `number` of the possession list (1-based): `possessions/index.html`, then
+    /// `possessions/page/2.html`.
+    case possessions(Int)
     /// The possession at `position` in id order.
     case possession(Int)
     case contacts
@@ -22,7 +24,8 @@ struct SitePlan: Sendable {
     case changes(Int)
     /// Page `number` (1-based) of the filtered list `lists[list]` (`status/complete/`).
     case list(Int, Int)
-    /// The front page (`index.html`) of a site without to-dos: the possession list there.
+    /// The front page (`index.html`) of a site without to-dos: the possession list's first page
+    /// there.
     case possessionsFront
     /// The front page of a site with contacts only: the contact list there.
     case contactsFront
@@ -110,9 +113,17 @@ struct SitePlan: Sendable {
   let pageSize: Int
   /// Index pages; at least 1.
   let pageCount: Int
+  /// Possessions per page of the possession list; at least 1.
+  let galleryPageSize: Int
+  /// Pages of the possession list; at least 1.
+  let galleryPageCount: Int
   let routes: Routes
 
-  init(data: SiteData, pageSize: Int, routes: Routes, boardLimit: Int = 50) {
+  /// The plan of `data`: `pageSize` to-dos per index and list page, `galleryPageSize`
+  /// possessions per page of the possession list (0 for one page of each).
+  init(
+    data: SiteData, pageSize: Int, routes: Routes, boardLimit: Int = 50, galleryPageSize: Int = 0
+  ) {
     let given = data.packedTodos ?? TodoRows(data.todos)
     let isByPK = given.indices.dropFirst().allSatisfy { given.pk($0 - 1) < given.pk($0) }
     if isByPK, given.count < Int(Int32.max) {
@@ -136,6 +147,9 @@ struct SitePlan: Sendable {
     hasContacts = data.hasContacts
     self.pageSize = pageSize == 0 ? max(todos.count, 1) : pageSize
     pageCount = max(1, (todos.count + self.pageSize - 1) / self.pageSize)
+    self.galleryPageSize = galleryPageSize == 0 ? max(possessions.count, 1) : galleryPageSize
+    galleryPageCount = max(
+      1, (possessions.count + self.galleryPageSize - 1) / self.galleryPageSize)
     self.routes = routes
     self.boardLimit = max(1, boardLimit)
     lists = hasTodos ? Self.lists(todos) : []
@@ -241,7 +255,7 @@ struct SitePlan: Sendable {
       pages += todos.indices.lazy.map(Page.todo)
     }
     if hasPossessions {
-      pages.append(.possessions)
+      pages += (1...galleryPageCount).lazy.map(Page.possessions)
       pages += possessions.indices.lazy.map(Page.possession)
     }
     if hasContacts {
@@ -258,7 +272,7 @@ struct SitePlan: Sendable {
     case .index(let number): number == 1 ? "" : "page/\(number)"
     case .board: "board"
     case .todo(let position): "todos/\(todos.pk(position))"
-    case .possessions: "possessions/index"
+    case .possessions(let number): number == 1 ? "possessions/index" : "possessions/page/\(number)"
     case .possession(let position): "possessions/\(possessions[position].id)"
     case .contacts: "contacts/index"
     case .contact(let position): "contacts/\(contacts[position].id)"
@@ -306,6 +320,17 @@ struct SitePlan: Sendable {
   /// The index page a to-do is listed on.
   func indexPage(ofTodoAt position: Int) -> Int {
     position / pageSize + 1
+  }
+
+  /// The page of the possession list the possession at `position` is on.
+  func galleryPage(ofPossessionAt position: Int) -> Int {
+    position / galleryPageSize + 1
+  }
+
+  /// The positions of the possessions on page `number` of the possession list.
+  func possessionPositions(onGalleryPage number: Int) -> Range<Int> {
+    let start = min((number - 1) * galleryPageSize, possessions.count)
+    return start..<min(start + galleryPageSize, possessions.count)
   }
 
   /// The positions of the to-dos on index page `number`.

@@ -735,7 +735,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <li class="item">
 <a href="{{url}}">
 {{#photo}}
-<img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 40rem) 90vw, 13rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
+<img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
 {{/photo}}
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
@@ -748,6 +748,7 @@ details summary { cursor: pointer; color: var(--accent); }
 {{^possessions}}
 <p class="empty">{{labels.empty}}</p>
 {{/possessions}}
+{{> pagination}}
 
 """#,
     "prevnext.html": #"""
@@ -950,7 +951,10 @@ this page in index order; `pagination` as on the index, linking the list's pages
 `hasNeighbours`; `list`, `{url, title}` of the index page the to-do is on (`../page/2.html`,
 `Tasks · Page 2`); `boardURL`, the board (`../board.html`).
 
-**`possessions`**: `possessions`, each:
+**`possessions`** (page `pagination.current` of the possession list): `pagination` as on the
+index, linking the list's pages (`possessions/index.html`, then `possessions/page/2.html`;
+`--gallery-page-size` possessions a page, 18 by default, 0 for one page); `possessions`, those
+on this page by id, each:
 
 | variable | example |
 |---|---|
@@ -976,8 +980,9 @@ or GIF of at most 64 KB whatever its width, is published as stored (without its 
 animated as stored), as its one file for every size: `photo.srcset` has one entry and
 `photo.width`, `photo.height` are its own. Give `sizes` in the template to say how wide the image is shown, so that the
 browser picks the smallest file that is sharp enough: the built-in gallery says
-`sizes="(max-width: 40rem) 90vw, 13rem"` (a thumbnail is at most about 13rem wide on a wide
-screen), so that a desktop browser loads the 240 px files.
+`sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem"` (one column below 23.5rem, else a
+thumbnail is at most about 13rem wide), so that a browser at a device pixel ratio of 1 loads the
+240 px files, on a phone too.
 
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
 

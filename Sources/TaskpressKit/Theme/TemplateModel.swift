@@ -209,7 +209,7 @@ enum TemplateModel {
       Field("todo", todo), Field("list", .object([Field("url"), Field("title")])),
       Field("boardURL"),
     ] + neighbours(todo),
-    "possessions": [Field("possessions", .list(possession))],
+    "possessions": [Field("possessions", .list(possession)), Field("pagination", pagination)],
     "possession": [Field("possession", possession)] + neighbours(possession),
     "contacts": [
       Field("contacts", .list(contact)),
