@@ -104,7 +104,7 @@ enum BuildCommand {
       options, sourceDateEpoch, interrupt, busyTimeout, reporter, progress, io, &report)
     report.exitStatus = status
     report.warnings = warnings.withLock { $0 }
-    if let path = options.report, let problem = BuildReport.write(report.json, to: path) {
+    if let path = options.report, let problem = report.write(to: path) {
       io.err("error: \(path): cannot write the report (\(problem))\n")
       return status == TaskpressCLI.ExitStatus.success ? TaskpressCLI.ExitStatus.failure : status
     }

@@ -25,8 +25,86 @@ struct BuildReport {
   var warnings: [BuildWarning]
   var error: String?
 
-  /// The report as pretty-printed JSON, keys in a fixed order.
+  /// The report as pretty-printed JSON, keys in a fixed order: the plain twin of `stream`,
+  /// which `write(to:)` uses.
   var json: String {
+    head + "  \"writtenPaths\": "
+      + Self.array(summary.writtenPaths.map { "\n    " + Self.string($0) })
+      + ",\n  \"removedPaths\": "
+      + Self.array(summary.removedPaths.map { "\n    " + Self.string($0) }) + "\n}\n"
+  }
+
+  /// `json` handed to `out` in pieces of about 64 KB, the same bytes: each path is escaped
+  /// from its bytes in the summary (`PathList`) into one buffer, where `json` makes a few
+  /// `String`s of it (a million written paths were about 100 MB at the end of a build).
+  func stream(_ out: (UnsafeBufferPointer<UInt8>) -> Void) {
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(Self.streamChunk + 4096)
+    func flush(_ buffer: inout [UInt8]) {
+      buffer.withUnsafeBufferPointer(out)
+      buffer.removeAll(keepingCapacity: true)
+    }
+    buffer += head.utf8
+    buffer += "  \"writtenPaths\": ".utf8
+    let written = summary.writtenPaths
+    Self.streamArray(count: written.count, into: &buffer, flush: flush) { index, buffer in
+      written.withPath(index) { Self.appendString($0, to: &buffer) }
+    }
+    buffer += ",\n  \"removedPaths\": ".utf8
+    let removed = summary.removedPaths
+    Self.streamArray(count: removed.count, into: &buffer, flush: flush) { index, buffer in
+      var path = removed[index]
+      path.withUTF8 { Self.appendString($0, to: &buffer) }
+    }
+    buffer += "\n}\n".utf8
+    flush(&buffer)
+  }
+
+  private static let streamChunk = 64 << 10
+
+  /// `array` of `count` items written by `item`, flushing the buffer when it is full.
+  private static func streamArray(
+    count: Int, into buffer: inout [UInt8], flush: (inout [UInt8]) -> Void,
+    item: (Int, inout [UInt8]) -> Void
+  ) {
+    guard count > 0 else {
+      buffer += "[]".utf8
+      return
+    }
+    buffer.append(UInt8(ascii: "["))
+    for index in 0..<count {
+      if index > 0 { buffer.append(UInt8(ascii: ",")) }
+      buffer += "\n    ".utf8
+      item(index, &buffer)
+      if buffer.count >= streamChunk { flush(&buffer) }
+    }
+    buffer += "\n  ]".utf8
+  }
+
+  /// `string(_:)` of the UTF-8 text `utf8`, appended to `buffer`: the same escapes, byte by
+  /// byte (the bytes of a scalar above U+007F are all 0x80 or more, and stay as they are).
+  private static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+    buffer.append(UInt8(ascii: "\""))
+    for byte in utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): buffer += #"\""#.utf8
+      case UInt8(ascii: "\\"): buffer += #"\\"#.utf8
+      case UInt8(ascii: "\n"): buffer += #"\n"#.utf8
+      case UInt8(ascii: "\r"): buffer += #"\r"#.utf8
+      case UInt8(ascii: "\t"): buffer += #"\t"#.utf8
+      case let control where control < 0x20 || control == 0x7F:
+        let hex = Array("0123456789abcdef".utf8)
+        buffer += #"\u00"#.utf8
+        buffer.append(hex[Int(control >> 4)])
+        buffer.append(hex[Int(control & 0xF)])
+      default: buffer.append(byte)
+      }
+    }
+    buffer.append(UInt8(ascii: "\""))
+  }
+
+  /// The report up to its lists of paths (which `json` and `stream` add).
+  private var head: String {
     var fields: [(String, String)] = [
       ("version", Self.string(taskpressVersion)),
       ("status", Self.string(status.rawValue)),
@@ -60,11 +138,7 @@ struct BuildReport {
     }
     fields.append(("warningList", Self.array(warningObjects)))
     fields.append(("error", error.map(Self.string) ?? "null"))
-    fields.append(
-      ("writtenPaths", Self.array(summary.writtenPaths.map { "\n    " + Self.string($0) })))
-    fields.append(
-      ("removedPaths", Self.array(summary.removedPaths.map { "\n    " + Self.string($0) })))
-    return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n}\n"
+    return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + ",\n"
   }
 
   private static func array(_ items: [String]) -> String {
@@ -134,16 +208,23 @@ struct BuildReport {
     return nil
   }
 
-  /// Writes `text` to `path` whole: a temporary file beside it, then a rename.
-  static func write(_ text: String, to path: String) -> String? {
+  /// Writes the report (`stream`) to `path` whole: a temporary file beside it, then a rename.
+  /// Returns why it could not, or nil.
+  func write(to path: String) -> String? {
+    Self.write(to: path, stream)
+  }
+
+  /// Writes what `produce` hands its argument to `path` whole.
+  private static func write(
+    to path: String, _ produce: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void
+  ) -> String? {
     let temporary = path + ".tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
     guard fd >= 0 else { return reason(errno) }
     var failure: Int32 = 0
-    var bytes = text
-    bytes.withUTF8 { buffer in
+    produce { buffer in
       var offset = 0
-      while offset < buffer.count {
+      while failure == 0, offset < buffer.count {
         let count = Glibc.write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else {

@@ -113,6 +113,35 @@ let reportSchemaPath = URL(filePath: #filePath)
     #expect(object["warningList"] as? [Any] != nil && object["warnings"] as? Int == 0)
   }
 
+  @Test("the report written in pieces is its JSON text, byte for byte, escapes and all")
+  func streamedReport() throws {
+    let odd = [
+      "todos/1.html", "a \"quoted\" \\ name.html", "tab\tline\nreturn\r.html",
+      "\u{1}\u{1F}\u{7F}.html", "é/ü 𝄞.html", "",
+    ]
+    for count in [0, 1, 6, 20_000] {
+      var summary = BuildSummary()
+      summary.writtenPaths = PathList((0..<count).map { odd[$0 % odd.count] + "\($0)" })
+      summary.removedPaths = Array(odd.prefix(count % 7))
+      summary.phases = [.init("read", 0.5)]
+      let report = BuildReport(
+        status: .built, exitStatus: 0, output: "site \"x\"", state: nil, summary: summary,
+        warnings: [BuildWarning(file: "t.sqlite", location: "todo pk=2", message: "a \"b\"")],
+        error: count == 1 ? "error\n" : nil)
+      var streamed: [UInt8] = []
+      var pieces = 0
+      report.stream {
+        streamed += $0
+        pieces += 1
+      }
+      #expect(streamed == Array(report.json.utf8), "\(count) paths")
+      #expect(count < 20_000 || pieces > 1)
+      let folder = try makeTemporaryFolder()
+      #expect(report.write(to: folder + "/r.json") == nil)
+      #expect(FileManager.default.contents(atPath: folder + "/r.json") == Data(report.json.utf8))
+    }
+  }
+
   @Test("a failing build writes its report too: the error, the warnings before it, exit status 1")
   func failingBuildReport() throws {
     let folder = try makeTemporaryFolder()

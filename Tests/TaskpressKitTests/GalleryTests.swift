@@ -190,7 +190,7 @@ import Testing
         data: data, pageSize: 100, routes: Routes(prettyURLs: prettyURLs), galleryPageSize: 3)
       #expect(plan.galleryPageCount == 3)
       #expect(
-        plan.pages.prefix(4) == [
+        Array(plan.pages.prefix(4)) == [
           .possessionsFront, .possessions(1), .possessions(2), .possessions(3),
         ])
       #expect(plan.possessionPositions(onGalleryPage: 3) == 6..<7)

@@ -424,5 +424,9 @@ import Testing
     let keyed = FingerprintRecord([(FingerprintRecord.key(file), 42)])
     #expect(keyed[file] == 42)
     #expect(keyed["todos/4.html"] == nil)
+    // A path given twice keeps the fingerprint given last, wherever the two are.
+    let key = FingerprintRecord.key(file)
+    let twice = FingerprintRecord([(key, 1), (0, 5), (key, 2), (.max, 6)])
+    #expect(twice[file] == 2 && twice.count == 3)
   }
 }

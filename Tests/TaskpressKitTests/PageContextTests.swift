@@ -185,6 +185,77 @@ import Testing
     #expect(fromPacked.pages == fromArray.pages)
   }
 
+  @Test(
+    "packed to-dos without due dates, and with no or few priorities of other numbers, keep every field in index order"
+  )
+  func packedRowsSparse() {
+    for otherAt in [nil, 0, 5, 9] as [Int?] {
+      let todos = (0..<10).map { number -> Todo in
+        let priority: Priority = number == otherAt ? .other(7) : (number % 3 == 0 ? .high : .none)
+        let due: String? = number == 9 && otherAt == 9 ? "soon" : nil
+        return Todo(
+          pk: Int64(number * 3), text: number % 2 == 0 ? "" : "to-do \(number)",
+          priority: priority, complete: number % 4 == 0, due: due)
+      }
+      let rows = TodoRows(todos)
+      #expect(Array(rows) == todos)
+      var data = SiteData()
+      data.hasTodos = true
+      data.packedTodos = rows
+      let plan = SitePlan(data: data, pageSize: 3, routes: Routes(prettyURLs: false))
+      #expect(
+        Array(plan.todos) == todos.sorted(by: SitePlan.indexOrder), "\(String(describing: otherAt))"
+      )
+      #expect(Array(plan.todosByPK) == todos)
+      #expect(
+        TodoRows(rows, at: [9, 0, 5]).map(\.priority) == [9, 0, 5].map { todos[$0].priority })
+    }
+    let blank = TodoTexts(
+      (0..<3).map { Todo(pk: Int64($0), text: "", priority: .none, complete: false) })
+    #expect((0..<3).allSatisfy { blank.isEmpty($0) && blank.withText($0) { $0.isEmpty } })
+    let reordered = TodoTexts(blank, at: [2, 0])
+    #expect(reordered.count == 2 && reordered.isEmpty(1) && reordered.withText(0) { $0.isEmpty })
+  }
+
+  @Test("a list of pages kept as runs gives back each page in order, as an array of them would")
+  func pageList() {
+    let pages: [SitePlan.Page] = [
+      .index(1), .index(2), .index(3), .board, .list(0, 1), .list(0, 2), .list(1, 1), .todo(0),
+      .todo(1), .todo(2), .todo(4), .todo(3), .todo(3), .possessions(1), .possessions(2),
+      .possessions(4), .possession(0),
+      .possession(1), .contacts, .contact(0), .contact(2), .notFound, .notFound, .changes(1),
+      .changes(2), .possessionsFront, .contactsFront,
+    ]
+    let list = SitePlan.PageList(pages)
+    #expect(Array(list) == pages)
+    #expect(list.count == pages.count)
+    #expect(Array(list.filter { $0 != .index(1) }) == pages.filter { $0 != .index(1) })
+    #expect(list.filter { _ in false }.isEmpty && SitePlan.PageList().isEmpty)
+    #expect(list == SitePlan.PageList(pages) && list != SitePlan.PageList(pages.dropLast()))
+    // A plan's pages: the array the plan made before, page by page.
+    var data = SiteData()
+    data.hasTodos = true
+    data.hasPossessions = true
+    data.todos = (0..<25).map { number -> Todo in
+      let priority: Priority = number % 3 == 0 ? .high : .low
+      return Todo(pk: Int64(number * 2), text: "t", priority: priority, complete: number % 2 == 0)
+    }
+    data.possessions = (0..<3).map {
+      Possession(id: Int64($0), name: "p\($0)", description: "", photo: nil)
+    }
+    let plan = SitePlan(
+      data: data, pageSize: 4, routes: Routes(prettyURLs: false), galleryPageSize: 2)
+    #expect(plan.galleryPageCount == 2)
+    var expected: [SitePlan.Page] = (1...plan.pageCount).map(SitePlan.Page.index) + [.board]
+    for index in plan.lists.indices {
+      expected += (1...plan.pageCount(ofList: index)).map { SitePlan.Page.list(index, $0) }
+    }
+    expected += plan.todos.indices.map(SitePlan.Page.todo)
+    expected += (1...plan.galleryPageCount).map(SitePlan.Page.possessions)
+    expected += plan.possessions.indices.map(SitePlan.Page.possession) + [.notFound]
+    #expect(Array(plan.pages) == expected)
+  }
+
   @Test("a list of paths in one block gives back each path, and compares as its paths")
   func pathList() {
     let paths = ["index.html", "", "todos/1.html", "é/ü.html", String(repeating: "a/", count: 200)]
@@ -195,6 +266,9 @@ import Testing
     #expect(list != PathList(paths.dropLast()))
     #expect(PathList(["ab", "c"]) != PathList(["a", "bc"]))
     #expect(PathList().isEmpty)
+    #expect(
+      list.indices.map { index in list.withPath(index) { Array($0) } }
+        == paths.map { Array($0.utf8) })
   }
 
   @Test("a list moving one to-do object from row to row renders as fresh objects would, nested too")

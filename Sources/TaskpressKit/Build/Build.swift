@@ -267,12 +267,15 @@ public enum Build {
 
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
-    var fingerprintRecord = FingerprintRecord()
+    var fingerprintBytes: [UInt8] = []
     var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
-    /// hold them (a million to-dos' rows and lists are about 90 MB).
-    func stageSite(_ plan: SitePlan, previous: PreviousBuild) throws {
+    /// hold them (a million to-dos' rows and lists are about 90 MB). Returns the pages'
+    /// fingerprints, made into their record once the plan is let go of.
+    func stageSite(
+      _ plan: SitePlan, previous: PreviousBuild
+    ) throws -> [(key: UInt64, value: UInt64)] {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
       // The first index page shows the latest changes: it is rendered with `changes.html`, once
@@ -303,7 +306,6 @@ public enum Build {
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
       let photoFiles = staged.photoFiles
-      fingerprintRecord = FingerprintRecord(staged.fingerprints)
       summary.rendered = staged.rendered
       summary.photos = Set(photoFiles.values.map(\.path)).count
       // The photos are read: the possessions' snapshot must have been one state of the file.
@@ -365,11 +367,17 @@ public enum Build {
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       freeInBackground((consume pages, consume renderer))
-
+      return staged.fingerprints
     }
 
     do {
-      try stageSite(consume plan, previous: consume previous)
+      let fingerprints = try stageSite(consume plan, previous: consume previous)
+      // Sorted in the room the plan left, and kept as the bytes to record.
+      fingerprintBytes = FingerprintRecord(consume fingerprints).bytes
+      #if canImport(Glibc)
+        // The plan's pages are free now: back to the system before the commit sorts the paths.
+        _ = systemMallocTrim(0)
+      #endif
 
       summary.phases.append(.init("render", seconds(since: started)))
 
@@ -393,7 +401,7 @@ public enum Build {
       throw error
     }
     recordSnapshots(snapshots, in: writer)
-    writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintRecord.bytes)
+    writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintBytes)
     if let photoRecord {
       writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
     }

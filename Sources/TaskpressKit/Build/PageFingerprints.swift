@@ -243,11 +243,15 @@ struct FingerprintRecord: Sendable, Equatable {
   init() {}
 
   /// The record of `entries` (path hash, fingerprint); for a path given twice, the last.
-  init(_ entries: [(key: UInt64, value: UInt64)]) {
-    let sorted = entries.enumerated().sorted {
-      ($0.element.key, $0.offset) < ($1.element.key, $1.offset)
-    }
-    for (_, entry) in sorted {
+  ///
+  /// `entries` are sorted in place (the sort is stable: a path given twice keeps its order), not
+  /// copied with their offsets: a million pages' entries are 16 MB, and the copy with offsets
+  /// and its sort took 38 MB more at the end of the build's rendering.
+  init(_ entries: consuming [(key: UInt64, value: UInt64)]) {
+    entries.sort { $0.key < $1.key }
+    keys.reserveCapacity(entries.count)
+    values.reserveCapacity(entries.count)
+    for entry in entries {
       if keys.last == entry.key {
         values[values.count - 1] = entry.value
       } else {

@@ -35,7 +35,7 @@ extension Build {
   /// wait for the photos' names. Each thread renders pages into a buffer of its own and hands
   /// the bytes to the writer: the writer never calls back into rendering.
   static func stagePages(
-    _ pages: [SitePlan.Page], plan: SitePlan, renderer: PageRenderer, theme: Theme,
+    _ pages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
     writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
     fingerprints: PageFingerprints, recorded: FingerprintRecord?,
@@ -78,6 +78,10 @@ extension Build {
       + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
     let collected = Mutex<(fingerprints: [(key: UInt64, value: UInt64)], rendered: Int)>(([], 0))
+    // Room for every page's fingerprint: the whole does not grow by copying itself.
+    collected.withLock { $0.fingerprints.reserveCapacity(pages.count) }
+    // Each thread's fingerprints go there batch by batch, not all at its end: the whole and
+    // each thread's part (16 MB for a million pages) are not both held at once.
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var fingerprinted: [(key: UInt64, value: UInt64)] = []
       var rendered = 0
@@ -166,6 +170,10 @@ extension Build {
               let key = FingerprintRecord.key(file)
               fingerprinted.append((key, fingerprint))
               if let recorded, recorded[key: key] == fingerprint { unchanged.append(offset) }
+            }
+            if !fingerprinted.isEmpty {
+              collected.withLock { $0.fingerprints += fingerprinted }
+              fingerprinted.removeAll(keepingCapacity: true)
             }
             if !unchanged.isEmpty {
               let kept = try writer.keep(unchanged.map { files[$0] })

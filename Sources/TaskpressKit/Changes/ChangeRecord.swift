@@ -108,7 +108,7 @@ struct TodoCounts: Codable, Sendable, Equatable {
     var complete: Int
   }
 
-  init(_ todos: [(priority: Priority, complete: Bool)]) {
+  init(_ todos: some Collection<(priority: Priority, complete: Bool)>) {
     var counts: [Priority: (open: Int, complete: Int)] = [:]
     for todo in todos {
       counts[todo.priority, default: (0, 0)].open += todo.complete ? 0 : 1

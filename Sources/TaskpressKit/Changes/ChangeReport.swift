@@ -121,8 +121,10 @@ struct ChangeReport: Sendable {
   ) {
     (
       plan.hasTodos
+        // Counted as they are read: an array of them is 16 MB for a million to-dos.
         ? TodoCounts(
-          plan.todos.indices.map { (plan.todos.priority($0), plan.todos.isComplete($0)) }) : nil,
+          plan.todos.indices.lazy.map { (plan.todos.priority($0), plan.todos.isComplete($0)) })
+        : nil,
       plan.hasPossessions ? plan.possessions.count : nil,
       plan.hasContacts ? plan.contacts.count : nil
     )

@@ -19,8 +19,13 @@ extension OutputWriter {
         throw OutputError(
           path: displayRoot, reason: "commit() was called while files were still being added")
       }
-      return Taken(
+      let taken = Taken(
         records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots)
+      // Moved out, not shared: let go of when the commit returns (a million files' records
+      // and path table are about 80 MB), where the state would keep them until the writer goes.
+      s.records = RecordTable()
+      s.paths = PathTable()
+      return taken
     }
     if interrupt.isSet {
       abort()
@@ -77,6 +82,7 @@ extension OutputWriter {
         records.withPath(Int(present[position]), body)
       }
       files.reserveCapacity(order.count)
+      written.reserveCapacity(order.count)
       for position in order {
         let index = Int(present[position])
         files.append(present[position])
@@ -124,6 +130,9 @@ extension OutputWriter {
     var folders = recordedFolders
 
     var writtenPaths = PathList()
+    var writtenBytes = 0
+    for number in written { writtenBytes += records.withPath(Int(number)) { $0.count } }
+    writtenPaths.reserveCapacity(written.count, bytes: writtenBytes)
     for number in written { records.withPath(Int(number)) { writtenPaths.append(utf8: $0) } }
     var summary = OutputSummary(
       written: written.count, unchanged: unchanged, removed: 0, repaired: repairing,

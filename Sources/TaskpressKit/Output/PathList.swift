@@ -29,9 +29,26 @@ public struct PathList: RandomAccessCollection, Sendable, Equatable, Expressible
     }
   }
 
+  /// Hands the UTF-8 bytes of the path at `index` to `body`, read in place.
+  public func withPath<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
+    -> R
+  {
+    let start = index == 0 ? 0 : ends[index - 1]
+    return try bytes.withUnsafeBufferPointer {
+      try body(UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+    }
+  }
+
   public mutating func append(_ path: String) {
     var path = path
     path.withUTF8 { append(utf8: $0) }
+  }
+
+  /// Makes room for `count` paths of `bytes` bytes in all, so that the list does not grow by
+  /// copying itself (twice its size for a moment).
+  mutating func reserveCapacity(_ count: Int, bytes byteCount: Int) {
+    bytes.reserveCapacity(byteCount)
+    ends.reserveCapacity(count)
   }
 
   /// Adds the path whose UTF-8 bytes are `utf8`.

@@ -240,31 +240,27 @@ struct SitePlan: Sendable {
   }
 
   /// Every page, in a fixed order.
-  var pages: [Page] {
-    var pages: [Page] = []
-    pages.reserveCapacity(
-      pageCount + galleryPageCount + 3 + (hasTodos ? todos.count : 0)
-        + (hasPossessions ? possessions.count : 0)
-        + (hasContacts ? contacts.count : 0))
+  var pages: PageList {
+    var pages = PageList()
     if let frontPage {
       pages.append(frontPage)
     } else {
-      pages += (1...pageCount).map(Page.index)
+      pages += (1...pageCount).lazy.map(Page.index)
     }
     if hasTodos {
       pages.append(.board)
       for list in lists.indices {
-        pages += (1...pageCount(ofList: list)).map { Page.list(list, $0) }
+        pages += (1...pageCount(ofList: list)).lazy.map { Page.list(list, $0) }
       }
-      pages += todos.indices.map(Page.todo)
+      pages += todos.indices.lazy.map(Page.todo)
     }
     if hasPossessions {
-      pages += (1...galleryPageCount).map(Page.possessions)
-      pages += possessions.indices.map(Page.possession)
+      pages += (1...galleryPageCount).lazy.map(Page.possessions)
+      pages += possessions.indices.lazy.map(Page.possession)
     }
     if hasContacts {
       pages.append(.contacts)
-      pages += contacts.indices.map(Page.contact)
+      pages += contacts.indices.lazy.map(Page.contact)
     }
     pages.append(.notFound)
     return pages
@@ -364,8 +360,9 @@ struct SiteData: Sendable {
 final class TodoTexts: @unchecked Sendable {
   // Written only by `init`.
   private let bytes: UnsafeMutablePointer<UInt8>
-  /// Where the text of each to-do starts in `bytes`, and where the last ends.
-  private let starts: UnsafeMutablePointer<Int>
+  /// Where the text of each to-do starts in `bytes`, and where the last ends; nil when every
+  /// text is empty (the due dates of a site without them: 8 MB of zeros for a million to-dos).
+  private let starts: UnsafeMutablePointer<Int>?
   /// How many to-dos.
   let count: Int
 
@@ -396,34 +393,46 @@ final class TodoTexts: @unchecked Sendable {
   init(_ builder: consuming Builder) {
     let builder = builder
     count = builder.ends.count
-    bytes = .allocate(capacity: max(builder.bytes.count, 1))
-    starts = .allocate(capacity: count + 1)
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(builder.bytes.count, 1))
     builder.bytes.withUnsafeBufferPointer { source in
       if let base = source.baseAddress { bytes.initialize(from: base, count: source.count) }
     }
+    self.bytes = bytes
+    guard !builder.bytes.isEmpty else {
+      starts = nil
+      return
+    }
+    let starts = UnsafeMutablePointer<Int>.allocate(capacity: count + 1)
     starts[0] = 0
     for (position, end) in builder.ends.enumerated() { starts[position + 1] = end }
+    self.starts = starts
   }
 
   /// The texts at `positions` of `texts`, in that order.
   init(_ texts: TodoTexts, at positions: some Collection<Int>) {
     count = positions.count
-    let total = positions.reduce(0) { $0 + texts.starts[$1 + 1] - texts.starts[$1] }
+    guard let given = texts.starts else {
+      bytes = .allocate(capacity: 1)
+      starts = nil
+      return
+    }
+    let total = positions.reduce(0) { $0 + given[$1 + 1] - given[$1] }
     bytes = .allocate(capacity: max(total, 1))
-    starts = .allocate(capacity: count + 1)
+    let starts = UnsafeMutablePointer<Int>.allocate(capacity: count + 1)
     var end = 0
-    for (position, given) in positions.enumerated() {
+    for (position, from) in positions.enumerated() {
       starts[position] = end
-      let length = texts.starts[given + 1] - texts.starts[given]
-      (bytes + end).initialize(from: texts.bytes + texts.starts[given], count: length)
+      let length = given[from + 1] - given[from]
+      (bytes + end).initialize(from: texts.bytes + given[from], count: length)
       end += length
     }
     starts[count] = end
+    self.starts = starts
   }
 
   deinit {
     bytes.deallocate()
-    starts.deallocate()
+    starts?.deallocate()
   }
 
   /// Hands the UTF-8 text of the to-do at `position` to `body`.
@@ -432,6 +441,7 @@ final class TodoTexts: @unchecked Sendable {
     -> R
   {
     precondition(position >= 0 && position < count, "no to-do at \(position)")
+    guard let starts else { return try body(UnsafeBufferPointer(start: bytes, count: 0)) }
     return try body(
       UnsafeBufferPointer(
         start: bytes + starts[position], count: starts[position + 1] - starts[position]))
@@ -440,6 +450,7 @@ final class TodoTexts: @unchecked Sendable {
   /// Whether the text of the to-do at `position` is empty.
   func isEmpty(_ position: Int) -> Bool {
     precondition(position >= 0 && position < count, "no to-do at \(position)")
+    guard let starts else { return true }
     return starts[position] == starts[position + 1]
   }
 }

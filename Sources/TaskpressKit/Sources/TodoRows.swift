@@ -9,7 +9,8 @@ import Glibc
 /// (`pk(_:)`, `priority(_:)`, `texts`), which makes nothing.
 public final class TodoRows: RandomAccessCollection, Sendable {
   private let pks: [Int64]
-  /// The number of a priority that is another number (else 0).
+  /// The number of a priority that is another number (else 0), up to the last such to-do:
+  /// empty when there is none (as in most sites), not 8 bytes a to-do.
   private let priorityNumbers: [Int64]
   private let flags: [Flags]
   /// The texts, in the same order.
@@ -68,7 +69,9 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   /// The to-dos at `positions` of `rows`, in that order.
   init(_ rows: TodoRows, at positions: some Collection<Int>) {
     pks = positions.map { rows.pks[$0] }
-    priorityNumbers = positions.map { rows.priorityNumbers[$0] }
+    priorityNumbers =
+      rows.priorityNumbers.isEmpty
+      ? [] : positions.map { $0 < rows.priorityNumbers.count ? rows.priorityNumbers[$0] : 0 }
     flags = positions.map { rows.flags[$0] }
     texts = TodoTexts(rows.texts, at: positions)
     dues = TodoTexts(rows.dues, at: positions)
@@ -104,8 +107,11 @@ public final class TodoRows: RandomAccessCollection, Sendable {
       pk: Int64, priority: Priority, complete: Bool, due: UnsafeBufferPointer<UInt8>?
     ) {
       precondition(texts.count == pks.count + 1, "a to-do without its text")
+      if case .other(let number) = priority {
+        priorityNumbers += repeatElement(0, count: pks.count - priorityNumbers.count)
+        priorityNumbers.append(number)
+      }
       pks.append(pk)
-      priorityNumbers.append(priority.number ?? 0)
       flags.append(Flags(complete: complete, hasDue: due != nil, priority: priority))
       dues.append(due ?? UnsafeBufferPointer(start: nil, count: 0))
     }
