@@ -213,12 +213,18 @@ import Testing
     ])
   func galleryPages(name: String, sql: String) throws {
     // 6 possessions, 4 a page: two pages.
-    let (first, _) = try Self.expectSameAsCold(name) { inputs in
+    let (first, rebuild) = try Self.expectSameAsCold(name) { inputs in
       inputs.options.galleryPageSize = 4
     } change: { inputs in
       try inputs.change("possessions.sqlite", sql)
     }
     #expect(first.writtenPaths.contains("possessions/page/2.html"))
+    if name == "a name on page 2" {
+      // Possession 5's page and its neighbours', and the gallery page it is on, not page 1.
+      #expect(rebuild.rendered == (try Self.alwaysRendered()) + 4)
+      #expect(rebuild.writtenPaths.contains("possessions/page/2.html"))
+      #expect(!rebuild.writtenPaths.contains("possessions/index.html"))
+    }
   }
 
   @Test("the gallery's page size changed: the cold build's site")
@@ -396,6 +402,7 @@ import Testing
     }
     #expect(names("todo") == ["todo", "list", "boardURL", "previous", "next", "hasNeighbours"])
     #expect(names("possession") == ["possession", "previous", "next", "hasNeighbours"])
+    #expect(names("possessions") == ["possessions", "pagination"])
     #expect(names("list") == ["list", "todos", "pagination", "lists"])
     #expect(
       TemplateModel.common.map(\.name) == [

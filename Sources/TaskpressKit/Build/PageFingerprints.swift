@@ -6,10 +6,10 @@ import Foundation
 /// (`OutputWriter.keep`).
 ///
 /// A page kind is fingerprinted only where its inputs are few and known: a to-do's page, a
-/// possession's page, an index page after the first, and a page of a filtered list. Every other
-/// page (the first index page, the board, the changes, the possession and contact lists, the
-/// contacts' pages, the 404 page) shows the whole site or the record of changes, and is
-/// rendered by every build.
+/// possession's page, a page of the gallery, an index page after the first, and a page of a
+/// filtered list. Every other page (the first index page, the board, the changes, the contact
+/// list, the contacts' pages, the 404 page, a front page that is the gallery's or the contact
+/// list's) shows the whole site or the record of changes, and is rendered by every build.
 ///
 /// What each fingerprinted kind can show is `TemplateModel.pages[kind]` with `common`; the
 /// inputs below cover it (`FingerprintTests` fails when a variable is added to the model
@@ -20,6 +20,8 @@ import Foundation
 /// - a to-do's page: its row and its neighbours' (`previous`, `next`), and the index page it is
 ///   listed on (`list`);
 /// - a possession's page: its row and its neighbours', with their photos' files;
+/// - a page of the gallery: the rows it shows, with their photos' files, its number, the
+///   number of pages and the site's counts (its `pagination`);
 /// - an index page or a list page: the rows it lists, its number, and the site's counts (its
 ///   `counts`, `lists` and `pagination`).
 struct PageFingerprints: Sendable {
@@ -141,30 +143,44 @@ struct PageFingerprints: Sendable {
       for index in start..<min(start + plan.pageSize, todos.count) {
         add(todoAt: todos.position(index), to: &hasher)
       }
+    case .possessions(let number):
+      hasher.add(counts)
+      hasher.add(number)
+      hasher.add(plan.galleryPageCount)
+      for position in plan.possessionPositions(onGalleryPage: number) {
+        add(possessionAt: position, photoFiles: photoFiles, to: &hasher)
+      }
     case .possession(let position):
       let count = plan.possessions.count
       hasher.add(position > 0)
       hasher.add(position + 1 < count)
       for neighbour in max(0, position - 1)...min(count - 1, position + 1) {
-        let possession = plan.possessions[neighbour]
-        hasher.add(possession.id)
-        hasher.add(possession.name)
-        hasher.add(possession.description)
-        if let photo = possession.photo {
-          hasher.add(photo.format.rawValue)
-          hasher.add(photo.width ?? -1)
-          hasher.add(photo.height ?? -1)
-          hasher.add(photo.byteCount)
-          hasher.add(photo.row)
-        } else {
-          hasher.add("-")
-        }
-        Self.add(photoFiles[possession.id], to: &hasher)
+        add(possessionAt: neighbour, photoFiles: photoFiles, to: &hasher)
       }
     default:
       return nil
     }
     return hasher.value
+  }
+
+  private func add(
+    possessionAt position: Int, photoFiles: [Int64: PageContext.PhotoFile],
+    to hasher: inout FingerprintHasher
+  ) {
+    let possession = plan.possessions[position]
+    hasher.add(possession.id)
+    hasher.add(possession.name)
+    hasher.add(possession.description)
+    if let photo = possession.photo {
+      hasher.add(photo.format.rawValue)
+      hasher.add(photo.width ?? -1)
+      hasher.add(photo.height ?? -1)
+      hasher.add(photo.byteCount)
+      hasher.add(photo.row)
+    } else {
+      hasher.add("-")
+    }
+    Self.add(photoFiles[possession.id], to: &hasher)
   }
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
