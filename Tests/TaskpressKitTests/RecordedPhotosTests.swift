@@ -120,7 +120,10 @@ import Testing
 
   @Test(
     "photos are read again when a photo file was changed by hand, the possessions changed, or the photo settings did",
-    arguments: ["a photo file edited", "a photo file deleted", "a possession", "the settings"])
+    arguments: [
+      "a photo file edited", "a photo file deleted", "a possession", "the settings",
+      "another libvips",
+    ])
   func readAgain(change: String) throws {
     let folder = try FixtureFolder()
     let (first, rebuild, options, before) = try Self.rebuild(folder) { options in
@@ -139,6 +142,19 @@ import Testing
           "UPDATE possessions SET name = 'Renamed' WHERE id = 1")
         // Its times as old as before: its header and size still tell the change.
         try Self.age(options.possessions)
+      case "another libvips":
+        // The record of renditions made by another version of libvips.
+        let record =
+          options.output.replacingOccurrences(of: "/site", with: "/.site.taskpress")
+          + "/photos"
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        let version = "vips \(Vips.version)\n"
+        #expect(text.contains(version))
+        try text.replacingOccurrences(of: version, with: "vips 0.0.1\n").write(
+          toFile: record, atomically: true, encoding: .utf8)
+        // And a to-do changed, so that the rebuild is not skipped as unchanged.
+        try Database.openWritableForTesting(at: try #require(options.todos)).execute(
+          "UPDATE todo SET text = 'Changed' WHERE pk = 3")
       default:
         options.keepPhotoMetadata = true
       }
@@ -203,7 +219,7 @@ import Testing
     "a record reads back as written; one cut short or naming a file outside photos/ is not read")
   func recordFormat() throws {
     let record = PhotoRecord(
-      key: "0123456789abcdef",
+      key: "0123456789abcdef", vipsVersion: "8.14.1",
       photos: [
         7: PublishedPhoto(renditions: [.init(path: "photos/a1.jpg", width: 320, height: 240)]),
         -2: PublishedPhoto(renditions: [
@@ -218,6 +234,9 @@ import Testing
       ])
     let bytes = record.bytes
     #expect(PhotoRecord(bytes: bytes) == record)
+    var asStored = record
+    asStored.vipsVersion = nil
+    #expect(PhotoRecord(bytes: asStored.bytes) == asStored)
     #expect(record.paths == ["photos/a1.jpg", "photos/b2-240w.webp", "photos/b2-640w.webp"])
     for count in 0..<bytes.count {
       #expect(PhotoRecord(bytes: Array(bytes.prefix(count))) == nil, "cut at \(count)")
@@ -225,6 +244,7 @@ import Testing
     for (from, to) in [
       ("photos/a1.jpg", "photos/../a1.jpg"), ("photos/a1.jpg", "site/a1.jpg"),
       ("taskpress-photos 1", "taskpress-photos 2"), (" 320 240", " 320 -240"),
+      ("vips 8.14.1\n", ""),
     ] {
       let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: from, with: to)
       #expect(PhotoRecord(bytes: Array(text.utf8)) == nil, "\(to)")

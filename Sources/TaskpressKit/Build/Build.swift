@@ -149,6 +149,8 @@ public enum Build {
     var contactWarnings: [BuildWarning] = []
     var otherError: (any Error)?
     var unchanged = false
+    /// The photos the previous build recorded, when this build publishes them as they are.
+    var reusedPhotos: PhotoRecord?
     do {
       if let path = options.possessions {
         let source = try PossessionSource(
@@ -169,6 +171,7 @@ public enum Build {
         let recorded = try recordedPhotos(
           key: photosKey, options: options, settings: photoSettings, writer: writer)
       {
+        reusedPhotos = recorded
         photoWarnings.withLock { $0 = (recorded.warnings, 0) }
         staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
       } else if !unchanged, let source = possessionSource {
@@ -320,11 +323,13 @@ public enum Build {
       // Recorded with the databases' warnings, for a rebuild that reads nothing.
       sourceWarnings += photoProblems
       // And with the photos, for a rebuild that reads the databases but not the photos.
-      photoRecord = photosKey.map {
-        PhotoRecord(
-          key: $0, photos: photoFiles.mapValues { PublishedPhoto(renditions: $0.renditions) },
-          warnings: photoProblems)
-      }
+      photoRecord =
+        reusedPhotos
+        ?? photosKey.map {
+          PhotoRecord(
+            key: $0, photos: photoFiles.mapValues { PublishedPhoto(renditions: $0.renditions) },
+            warnings: photoProblems)
+        }
       if options.strict, !photoProblems.isEmpty {
         let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
         throw BuildError("\(count) and --strict is set; the site was not changed")

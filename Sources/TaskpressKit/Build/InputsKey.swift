@@ -209,7 +209,8 @@ extension Build {
   }
 
   /// The key of what decides the published photos: this program, the possessions database's
-  /// identity (as in ``inputsKey(_:theme:sourceDateEpoch:)``) and the photo settings. A build
+  /// identity (as in ``inputsKey(_:theme:sourceDateEpoch:)``) and the photo settings (the
+  /// libvips version is in the record). A build
   /// whose key is the last one's publishes the photos that build recorded (`PhotoRecord`)
   /// without reading them. Nil without a possessions database.
   static func photosKey(_ options: BuildOptions, settings: PhotoSettings) -> String? {
@@ -219,7 +220,9 @@ extension Build {
     clock_gettime(CLOCK_REALTIME, &now)
     hasher.update(Array("taskpress \(taskpressVersion) photos\u{0}\(programIdentity())\u{0}".utf8))
     addSource(.possessions, options, to: &hasher, now: now)
-    hasher.update(Array("\(settings) \(settings.renditionKey)".utf8))
+    // Not the libvips version, which takes loading libvips: `PhotoRecord` keeps it, when a
+    // photo needed libvips.
+    hasher.update(Array("\(settings)".utf8))
     return hasher.finalize().hex
   }
 

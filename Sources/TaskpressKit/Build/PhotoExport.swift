@@ -17,7 +17,8 @@ extension Build {
 
   /// The photos the previous build recorded, each of their files kept as that build left it,
   /// when this build's photos are provably those: the recorded key is `key`, the possessions
-  /// database was not written since `key` was taken (its rows are read), and every recorded
+  /// database was not written since `key` was taken (its rows are read), the renditions were
+  /// made by this libvips (when there are any: libvips is loaded only then), and every recorded
   /// file is as the writer left it. Nil, with nothing added, otherwise.
   static func recordedPhotos(
     key: String?, options: BuildOptions, settings: PhotoSettings, writer: OutputWriter
@@ -26,6 +27,7 @@ extension Build {
       let bytes = writer.previousStateFile(besideManifest: PhotoRecord.fileName),
       let record = PhotoRecord(bytes: bytes), record.key == key,
       photosKey(options, settings: settings) == key,
+      record.vipsVersion.map({ $0 == Vips.version }) ?? true,
       try writer.keepAll(record.paths)
     else { return nil }
     return record

@@ -1,5 +1,6 @@
 /// The photos a build published, recorded in the state folder beside its manifest: each
-/// possession's photo files, and the warnings of the photos that could not be published. A
+/// possession's photo files, the warnings of the photos that could not be published, and the
+/// libvips version that made their renditions. A
 /// rebuild whose photos key (`Build.photosKey`: this program, the possessions database's
 /// identity, the photo settings) is the recorded one, and which finds every recorded file as
 /// the writer left it, publishes these photos without reading a photo from the database.
@@ -8,14 +9,29 @@ struct PhotoRecord: Equatable {
   private static let header = "taskpress-photos 1"
 
   var key: String
+  /// The version of libvips that made the photos' renditions; nil when none has one (every
+  /// photo is published as stored, and libvips was not loaded).
+  var vipsVersion: String?
   /// Each possession's photo, by possession id.
   var photos: [Int64: PublishedPhoto]
   var warnings: [BuildWarning]
 
-  init(key: String, photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+  init(
+    key: String, vipsVersion: String?, photos: [Int64: PublishedPhoto], warnings: [BuildWarning]
+  ) {
     self.key = key
+    self.vipsVersion = vipsVersion
     self.photos = photos
     self.warnings = warnings
+  }
+
+  /// The record of `photos`, with the libvips version when one of them has renditions.
+  init(key: String, photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+    let renditions = photos.values.contains {
+      $0.renditions.contains { PhotoPublisher.isRendition($0.path) }
+    }
+    self.init(
+      key: key, vipsVersion: renditions ? Vips.version : nil, photos: photos, warnings: warnings)
   }
 
   /// Every file of the recorded photos, each once, sorted.
@@ -23,11 +39,13 @@ struct PhotoRecord: Equatable {
     Set(photos.values.flatMap { $0.renditions.map(\.path) }).sorted()
   }
 
-  /// The record as it is stored: a header, the key, `photos N` and a line per possession (its
+  /// The record as it is stored: a header, the key, `vips VERSION` (`vips -` for none),
+  /// `photos N` and a line per possession (its
   /// id, then a tab and `PATH WIDTH HEIGHT` per file), `warnings N` and a line per warning (as
   /// `InputsRecord` writes them).
   var bytes: [UInt8] {
-    var bytes = Array("\(Self.header)\n\(key)\nphotos \(photos.count)\n".utf8)
+    var bytes = Array(
+      "\(Self.header)\n\(key)\nvips \(vipsVersion ?? "-")\nphotos \(photos.count)\n".utf8)
     bytes.reserveCapacity(photos.count * 48)
     for (id, photo) in photos.sorted(by: { $0.key < $1.key }) {
       bytes += String(id).utf8
@@ -47,13 +65,16 @@ struct PhotoRecord: Equatable {
   /// outside `photos/`).
   init?(bytes: [UInt8]) {
     let lines = bytes.split(separator: Self.newline, omittingEmptySubsequences: false)
-    guard lines.count >= 4, lines[0].elementsEqual(Self.header.utf8),
-      let photoCount = Self.number(after: "photos ", in: lines[2]), lines.count >= 4 + photoCount
+    guard lines.count >= 5, lines[0].elementsEqual(Self.header.utf8),
+      lines[2].starts(with: "vips ".utf8),
+      let photoCount = Self.number(after: "photos ", in: lines[3]), lines.count >= 5 + photoCount
     else { return nil }
     key = String(decoding: lines[1], as: UTF8.self)
+    let version = String(decoding: lines[2].dropFirst(5), as: UTF8.self)
+    vipsVersion = version == "-" ? nil : version
     photos = [:]
     photos.reserveCapacity(photoCount)
-    for line in lines[3..<(3 + photoCount)] {
+    for line in lines[4..<(4 + photoCount)] {
       let fields = line.split(separator: Self.tab, omittingEmptySubsequences: false)
       guard fields.count >= 2, let id = Self.integer(fields[0]), photos[id] == nil else {
         return nil
@@ -71,11 +92,11 @@ struct PhotoRecord: Equatable {
       }
       photos[id] = PublishedPhoto(renditions: renditions)
     }
-    guard let warningCount = Self.number(after: "warnings ", in: lines[3 + photoCount]),
-      lines.count == 4 + photoCount + warningCount + 1, lines.last?.isEmpty == true
+    guard let warningCount = Self.number(after: "warnings ", in: lines[4 + photoCount]),
+      lines.count == 5 + photoCount + warningCount + 1, lines.last?.isEmpty == true
     else { return nil }
     warnings = []
-    for line in lines[(4 + photoCount)..<(4 + photoCount + warningCount)] {
+    for line in lines[(5 + photoCount)..<(5 + photoCount + warningCount)] {
       guard let warning = InputsRecord.warning(Substring(String(decoding: line, as: UTF8.self)))
       else { return nil }
       warnings.append(warning)

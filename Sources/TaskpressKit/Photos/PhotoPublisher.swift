@@ -140,6 +140,9 @@ final class PhotoPublisher: Sendable {
     ContentHash.hex(of: Array("\(name) \(photo.byteCount) \(settings.renditionKey)".utf8))
   }
 
+  /// Whether `path` names a rendition libvips made, `photos/KEY-WIDTHw.webp`.
+  static func isRendition(_ path: String) -> Bool { renditionName(path) != nil }
+
   /// The key and width of `path` when it names a rendition, `photos/KEY-WIDTHw.webp`.
   private static func renditionName(_ path: String) -> (key: String, width: Int)? {
     guard path.hasPrefix("photos/"), path.hasSuffix("w.webp") else { return nil }
