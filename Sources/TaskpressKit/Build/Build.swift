@@ -81,7 +81,6 @@ public enum Build {
       inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
       + " history-limit \(options.historyLimit)"
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
-    let photosKey = photosKey(options, settings: photoSettings)
 
     /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
     func report(_ warnings: [BuildWarning]) throws {
@@ -116,6 +115,9 @@ public enum Build {
       return unchangedSummary(recorded)
     }
     summary.sourcesRead = true
+    // The photos' key, like the inputs', before the possessions are opened (a build that stops
+    // above reads neither the database nor its log again for it).
+    let photosKey = photosKey(options, settings: photoSettings)
 
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
     // while this one reads the others, and then stages the photos on a thread of their own
