@@ -72,14 +72,50 @@ public enum Build {
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
 
-    let writer = try OutputWriter(root: options.output, interrupt: interrupt)
-    writer.commitStepLimit = commitStepLimit
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
     let inputs =
       inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
       + " history-limit \(options.historyLimit)"
+
+    // The to-dos are read on a thread of their own, and so, in a build that reads them early,
+    // is the previous build. A build that fails waits for them before it returns.
+    let todoResult = Mutex<Result<(todos: TodoRows, warnings: [BuildWarning]), any Error>?>(nil)
+    let previousResult = Mutex<Result<PreviousBuild, any Error>?>(nil)
+    let reading = DispatchGroup()
+    defer { reading.wait() }
+    func startReadingTodos() {
+      guard let path = options.todos else { return }
+      DispatchQueue.global().async(group: reading) {
+        let result = Result {
+          let source = try TodoSource(
+            path: path, mapping: options.mapping.todos, busyTimeout: busyTimeout)
+          defer { source.close() }
+          return try source.loadRows()
+        }
+        todoResult.withLock { $0 = result }
+      }
+    }
+    // A build whose inputs are not the recorded ones (a guess, made before the output folder is
+    // opened) reads its sources and the previous build whatever it finds there: it starts
+    // reading the to-dos now, and the previous build once the folder is locked, while the
+    // previous manifest is loaded. A build that may find nothing to do starts neither.
+    let readsEarly =
+      options.previous != nil
+      || OutputWriter.unverifiedInputs(ofOutput: options.output).map(InputsRecord.key(of:))
+        != inputs
+    if readsEarly { startReadingTodos() }
+    let writer = try OutputWriter(
+      root: options.output, interrupt: interrupt,
+      whenLocked: {
+        guard readsEarly else { return }
+        DispatchQueue.global().async(group: reading) {
+          let result = Result { try readPrevious(options) }
+          previousResult.withLock { $0 = result }
+        }
+      })
+    writer.commitStepLimit = commitStepLimit
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
 
     /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
@@ -123,19 +159,7 @@ public enum Build {
     // while this one reads the others, and then stages the photos on a thread of their own
     // (they need only the possessions) while the to-dos are still being read.
     var data = SiteData()
-    let todoResult = Mutex<Result<(todos: TodoRows, warnings: [BuildWarning]), any Error>?>(nil)
-    let reading = DispatchGroup()
-    if let path = options.todos {
-      DispatchQueue.global().async(group: reading) {
-        let result = Result {
-          let source = try TodoSource(
-            path: path, mapping: options.mapping.todos, busyTimeout: busyTimeout)
-          defer { source.close() }
-          return try source.loadRows()
-        }
-        todoResult.withLock { $0 = result }
-      }
-    }
+    if !readsEarly { startReadingTodos() }
     let staging = StagingState()
     let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
     let stagingPhotos = DispatchGroup()
@@ -216,10 +240,11 @@ public enum Build {
       otherError = error
     }
     // The previous build, to compare with (not needed when nothing changed), read while the
-    // to-dos are: its error, if any, comes after the sources'.
+    // to-dos are, if not started early: its error, if any, comes after the sources'.
     let previousRead =
-      unchanged || otherError != nil ? nil : Result { try readPrevious(options) }
+      unchanged || otherError != nil || readsEarly ? nil : Result { try readPrevious(options) }
     reading.wait()
+    let earlyPrevious = previousResult.withLock { $0.take() }
     // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
     var warnings = themeWarnings
     if let result = todoResult.withLock({ $0.take() }) {
@@ -241,7 +266,7 @@ public enum Build {
     }
     // What the previous build lacks is warned about, but not recorded with the sources'
     // warnings.
-    let previous = try previousRead?.get() ?? PreviousBuild()
+    let previous = try (unchanged ? nil : earlyPrevious ?? previousRead)?.get() ?? PreviousBuild()
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.

@@ -31,6 +31,11 @@ struct InputsRecord: Equatable {
     self.sourceWarnings = sourceWarnings
   }
 
+  /// The key of the record `text`: its first line.
+  static func key(of text: String) -> String {
+    String(decoding: text.utf8.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+  }
+
   /// Parses `text`; nil when it is not a record (a record of another version, or damaged).
   init?(_ text: String) {
     // Split by bytes: a newline followed by a combining mark is one Character.

@@ -48,6 +48,21 @@ extension OutputWriter {
     return String(text[text.index(after: newline)...])
   }
 
+  /// The record of inputs in the state folder of the output folder `output` as it stands, read
+  /// before the folder is opened and locked, and without the check that it belongs to the
+  /// manifest there: only a guess at what `previousInputs()` will give, for deciding what to
+  /// start early. Nil when there is none.
+  public static func unverifiedInputs(ofOutput output: String) -> String? {
+    guard let statePath = stateFolder(ofOutput: output) else { return nil }
+    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard stateFD >= 0 else { return nil }
+    defer { close(stateFD) }
+    guard let bytes = readSmallFile(stateFD, inputsName),
+      let newline = bytes.firstIndex(of: UInt8(ascii: "\n"))
+    else { return nil }
+    return String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+  }
+
   /// Records `inputs` beside the manifest the commit just wrote, atomically. Best effort:
   /// without the record the next build only does more work.
   public func recordInputs(_ inputs: String) {

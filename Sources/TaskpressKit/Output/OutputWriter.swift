@@ -166,7 +166,17 @@ public final class OutputWriter: @unchecked Sendable {
   ///   - interrupt: polled by `add` and `commit`; see `InterruptFlag`.
   /// - Throws: `OutputError` when `root` is a file, is locked by another build, or its
   ///   state cannot be read.
-  public init(root: String, interrupt: InterruptFlag = .process) throws {
+  public convenience init(root: String, interrupt: InterruptFlag = .process) throws {
+    try self.init(root: root, interrupt: interrupt, whenLocked: {})
+  }
+
+  /// Opens the output folder `root` as `init(root:interrupt:)` does, and calls `whenLocked` once
+  /// the folder is locked for this build (no other build can change it from then on), or found
+  /// not to exist, and before its manifest is read: what reads the previous site can start
+  /// there, beside the reading. It is not called when the folder cannot be opened or locked.
+  public init(
+    root: String, interrupt: InterruptFlag = .process, whenLocked: () -> Void
+  ) throws {
     Self.ignoreFileSizeSignal
     self.root = root
     displayRoot = Self.trimmed(root)
@@ -183,6 +193,7 @@ public final class OutputWriter: @unchecked Sendable {
       initial.folders[""] = .missing
       // The state of an output folder that is gone describes nothing: a fresh start.
       FileSystem.removeTree(AT_FDCWD, statePath)
+      whenLocked()
       previous = Manifest()
       previousManifestHash = nil
       repairing = false
@@ -203,6 +214,7 @@ public final class OutputWriter: @unchecked Sendable {
     do {
       try Self.lock(rootFD, displayRoot)
       try Self.adoptOldState(rootFD, displayRoot, statePath)
+      whenLocked()
       let loaded = try Self.loadState(statePath)
       previous = loaded.manifest
       previousManifestHash = loaded.manifestHash
