@@ -188,14 +188,17 @@ extension OutputWriter {
     record(CollectionOfOne(slot), CollectionOfOne(staged))
   }
 
-  /// Records what was staged for each of `slots`, under one lock.
-  func record(_ slots: some Collection<Slot>, _ staged: some Collection<Staged>) {
+  /// Records what was staged for each of `slots`, under one lock; `kept` when they are files
+  /// of the manifest kept without their bytes.
+  func record(
+    _ slots: some Collection<Slot>, _ staged: some Collection<Staged>, kept: Bool = false
+  ) {
     guard !slots.isEmpty else { return }
     state.withLock { s in
       s.activeAdds -= slots.count
       if s.phase == .staging {
         for (slot, staged) in zip(slots, staged) {
-          s.records.set(slot.index, staged: staged, plan: slot.plan)
+          s.records.set(slot.index, staged: staged, plan: slot.plan, kept: kept)
         }
       } else {
         // An abort raced with this add; the staging folder is already gone.

@@ -71,6 +71,7 @@ extension OutputWriter {
     var files: [Int32] = []
     var written: [Int32] = []
     var unchanged = 0
+    var keptCount = 0
     var usedPlans = [Bool](repeating: false, count: plans.count)
     do {
       var present: [Int32] = []
@@ -91,16 +92,11 @@ extension OutputWriter {
           written.append(present[position])
         } else {
           unchanged += 1
+          if records.isKept(index) { keptCount += 1 }
         }
       }
     }
-    let stale =
-      previous.files.isEmpty
-      ? []
-      : OutputPath.sorted(
-        previous.files.keys.filter {
-          taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
-        })
+    let stale = staleFiles(files, kept: keptCount, taken)
     /// Streams the manifest of `files` and `folders` to a file descriptor.
     func manifest(_ folders: Set<String>) -> (Int32) throws(SystemError) -> ContentHash {
       { fd throws(SystemError) in
@@ -270,6 +266,29 @@ extension OutputWriter {
     state.withLock { $0.committedManifestHash = manifestHash }
     summary.commitSteps = steps
     return summary
+  }
+
+  /// The files of the previous build that this build does not have, in byte order: each path
+  /// of the previous manifest looked up among this build's `files`.
+  ///
+  /// A rebuild that kept most of its files (`keep(_:)`) usually has all of them, and then the
+  /// manifest is not gone through: its files that this build has are counted instead (each kept
+  /// file is one; the others, few, are looked up), and none is stale when the count is the
+  /// manifest's. Otherwise, and when few were kept, every path is looked up as above.
+  private func staleFiles(_ files: [Int32], kept: Int, _ taken: Taken) -> [String] {
+    guard !previous.files.isEmpty else { return [] }
+    let records = taken.records
+    if kept >= files.count - kept {
+      var known = kept
+      for number in files where !records.isKept(Int(number)) {
+        if previous.files[records.path(Int(number))] != nil { known += 1 }
+      }
+      if known == previous.files.count { return [] }
+    }
+    return OutputPath.sorted(
+      previous.files.keys.filter {
+        taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
+      })
   }
 
   /// Renames each staged folder (see `createStagingFile`) onto its place when nothing stands

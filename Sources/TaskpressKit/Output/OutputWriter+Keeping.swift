@@ -31,7 +31,7 @@ extension OutputWriter {
         kept.append(false)
       }
     }
-    record(keptSlots, keptEntries)
+    record(keptSlots, keptEntries, kept: true)
     release(released)
     return kept
   }
@@ -51,7 +51,7 @@ extension OutputWriter {
       }
       entries.append(.unchanged(entry))
     }
-    record(slots, entries)
+    record(slots, entries, kept: true)
     return true
   }
 

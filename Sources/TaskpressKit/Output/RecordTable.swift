@@ -31,7 +31,8 @@ extension OutputWriter {
     private var flatNames: [UInt32] = []
 
     private enum Kind: UInt8 {
-      case pending, unchanged, writtenFlat, writtenInFolderCopy
+      /// `kept` is unchanged and kept without its bytes (`keep(_:)`): a file of the manifest.
+      case pending, unchanged, kept, writtenFlat, writtenInFolderCopy
     }
 
     init() {}
@@ -85,8 +86,9 @@ extension OutputWriter {
       Record(path: path(index), plan: plan(index), staged: staged(index))
     }
 
-    /// Records what was staged for the file at `index`, and its folder's plan.
-    mutating func set(_ index: Int, staged: Staged, plan: Int) {
+    /// Records what was staged for the file at `index`, and its folder's plan; `kept` for an
+    /// unchanged file kept without its bytes.
+    mutating func set(_ index: Int, staged: Staged, plan: Int, kept: Bool = false) {
       plans[index] = Int32(truncatingIfNeeded: plan)
       switch staged {
       case .pending:
@@ -94,7 +96,7 @@ extension OutputWriter {
         store(index, Manifest.Entry(hash: ContentHash(value: 0), size: 0, modified: 0))
         flatNames[index] = 0
       case .unchanged(let entry):
-        kinds[index] = .unchanged
+        kinds[index] = kept ? .kept : .unchanged
         store(index, entry)
         flatNames[index] = 0
       case .written(let entry, .flat(let number)):
@@ -140,6 +142,9 @@ extension OutputWriter {
     /// Whether the file at `index` is still being added.
     func isPending(_ index: Int) -> Bool { kinds[index] == .pending }
 
+    /// Whether the file at `index` was kept without its bytes: it is in the previous manifest.
+    func isKept(_ index: Int) -> Bool { kinds[index] == .kept }
+
     /// Whether the file at `index` was written to the staging area (not found unchanged).
     func isWritten(_ index: Int) -> Bool {
       kinds[index] == .writtenFlat || kinds[index] == .writtenInFolderCopy
@@ -149,7 +154,7 @@ extension OutputWriter {
     func staged(_ index: Int) -> Staged {
       switch kinds[index] {
       case .pending: .pending
-      case .unchanged: .unchanged(entry(index))
+      case .unchanged, .kept: .unchanged(entry(index))
       case .writtenFlat: .written(entry(index), stagingName: .flat(Int(flatNames[index])))
       case .writtenInFolderCopy: .written(entry(index), stagingName: .inFolderCopy)
       }

@@ -1,0 +1,142 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import TaskpressKit
+
+/// Keeping files of the previous build without their bytes, and what the commit then removes.
+@Suite struct OutputKeepTests {
+  let site = [
+    "index.html": "home", "todos/1.html": "one", "todos/2.html": "two", "todos/3.html": "three",
+  ]
+
+  /// A rebuild of `root` that keeps `kept` and adds `added` (path -> text); returns what the
+  /// commit reported and whether each kept path was kept.
+  func rebuild(_ root: String, keeping kept: [String], adding added: [String: String]) throws
+    -> (summary: OutputSummary, kept: [Bool])
+  {
+    let writer = try OutputWriter(root: root)
+    let wasKept = try writer.keep(kept)
+    for (path, text) in added { try writer.add(path, bytes: Array(text.utf8)) }
+    return (try writer.commit(), wasKept)
+  }
+
+  func manifestPaths(_ root: String) throws -> [String] {
+    let text = String(
+      decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
+    return text.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("folder ") }.map {
+      String($0.split(separator: " ", maxSplits: 3)[3])
+    }
+  }
+
+  @Test("a rebuild that keeps every file it does not write removes nothing")
+  func keepsAll() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    let (summary, kept) = try rebuild(
+      root, keeping: ["index.html", "todos/1.html", "todos/2.html"],
+      adding: ["todos/3.html": "three again", "todos/4.html": "four"])
+    #expect(kept == [true, true, true])
+    #expect(summary.written == 2)
+    #expect(summary.unchanged == 3)
+    #expect(summary.removedPaths == [])
+    var expected = site
+    expected["todos/3.html"] = "three again"
+    expected["todos/4.html"] = "four"
+    #expect(Tree.contents(root) == expected.mapValues { Array($0.utf8) })
+    #expect(try manifestPaths(root) == expected.keys.sorted())
+  }
+
+  @Test("a rebuild that keeps most files removes exactly the previous ones it has not")
+  func keepsMost() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    // As many files added as the previous build had: the count alone cannot tell.
+    let (summary, _) = try rebuild(
+      root, keeping: ["index.html", "todos/1.html"],
+      adding: ["todos/2.html": "two", "todos/5.html": "five"])
+    #expect(summary.removedPaths == ["todos/3.html"])
+    #expect(summary.written == 1)
+    #expect(summary.unchanged == 3)
+    let expected = [
+      "index.html": "home", "todos/1.html": "one", "todos/2.html": "two", "todos/5.html": "five",
+    ]
+    #expect(Tree.contents(root) == expected.mapValues { Array($0.utf8) })
+    #expect(try manifestPaths(root) == expected.keys.sorted())
+  }
+
+  @Test("a rebuild that keeps few files removes the previous ones it has not")
+  func keepsFew() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    let (summary, _) = try rebuild(
+      root, keeping: ["index.html"], adding: ["todos/2.html": "two", "todos/6.html": "six"])
+    #expect(summary.removedPaths == ["todos/1.html", "todos/3.html"])
+    let expected = ["index.html": "home", "todos/2.html": "two", "todos/6.html": "six"]
+    #expect(Tree.contents(root) == expected.mapValues { Array($0.utf8) })
+    #expect(try manifestPaths(root) == expected.keys.sorted())
+  }
+
+  @Test("a kept file edited by hand is not kept, and is written again")
+  func editedByHand() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    try writeFile(root + "/todos/1.html", "edited")
+    let writer = try OutputWriter(root: root)
+    #expect(try writer.keep(["todos/1.html", "todos/2.html"]) == [false, true])
+    try writer.add("todos/1.html", bytes: Array("one".utf8))
+    try writer.add("index.html", bytes: Array("home".utf8))
+    let summary = try writer.commit()
+    #expect(summary.writtenPaths == ["todos/1.html"])
+    #expect(summary.removedPaths == ["todos/3.html"])
+    #expect(readFile(root + "/todos/1.html") == Array("one".utf8))
+  }
+
+  @Test("whenLocked runs once the folder is locked, and not when another build holds it")
+  func whenLocked() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    var calls = 0
+    // A folder that does not exist yet: nothing to lock, and nothing of a previous build.
+    let first = try OutputWriter(root: root, whenLocked: { calls += 1 })
+    #expect(calls == 1)
+    try first.add("index.html", bytes: Array("home".utf8))
+    _ = try first.commit()
+
+    let holding = try OutputWriter(root: root, whenLocked: { calls += 1 })
+    #expect(calls == 2)
+    let error = outputError { _ = try OutputWriter(root: root, whenLocked: { calls += 1 }) }
+    #expect(error?.reason.contains("another taskpress build is writing") == true)
+    #expect(calls == 2)
+    holding.abort()
+  }
+
+  @Test("the unverified record of inputs is what the state folder holds, or nil")
+  func unverifiedInputs() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == nil)
+    try build(root, site)
+    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == nil)
+    let writer = try OutputWriter(root: root)
+    writer.recordInputs("key one\n3\n0\n")
+    writer.abort()
+    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == "key one\n3\n0\n")
+    #expect(try OutputWriter(root: root).previousInputs() == "key one\n3\n0\n")
+    // A record of another manifest: a writer ignores it, the guess does not.
+    try build(root, ["index.html": "new home"])
+    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == "key one\n3\n0\n")
+    #expect(try OutputWriter(root: root).previousInputs() == nil)
+    #expect(InputsRecord.key(of: "key one\n3\n0\n") == "key one")
+  }
+}
