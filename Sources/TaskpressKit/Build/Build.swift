@@ -176,7 +176,7 @@ public enum Build {
     var otherError: (any Error)?
     var unchanged = false
     /// The photos the previous build recorded, when this build publishes them as they are.
-    var reusedPhotos: PhotoRecord?
+    let reusedPhotos = Mutex<PhotoRecord?>(nil)
     do {
       if let path = options.possessions {
         let source = try PossessionSource(
@@ -193,18 +193,21 @@ public enum Build {
       unchanged =
         options.previous == nil
         && (previousRecord.map { $0.key == inputs && writer.previousFilesAreIntact() } ?? false)
-      if !unchanged, possessionSource != nil,
-        let recorded = try recordedPhotos(
-          key: photosKey, options: options, settings: photoSettings, writer: writer)
-      {
-        reusedPhotos = recorded
-        photoWarnings.withLock { $0 = (recorded.warnings, 0) }
-        staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
-      } else if !unchanged, let source = possessionSource {
+      if !unchanged, let source = possessionSource {
         let possessions = data.possessions
         nonisolated(unsafe) let source = source
+        // The photos the previous build recorded, when they can be kept as they are (no photo
+        // is read); else each photo is published.
         let stagePhotos: @Sendable () -> Void = {
           do {
+            if let recorded = try recordedPhotos(
+              key: photosKey, options: options, settings: photoSettings, writer: writer)
+            {
+              reusedPhotos.withLock { $0 = recorded }
+              photoWarnings.withLock { $0 = (recorded.warnings, 0) }
+              staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
+              return
+            }
             let (files, warnings, decoded) = try exportPhotos(
               possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
               stopping: {
@@ -351,7 +354,7 @@ public enum Build {
       sourceWarnings += photoProblems
       // And with the photos, for a rebuild that reads the databases but not the photos.
       photoRecord =
-        reusedPhotos
+        reusedPhotos.withLock { $0 }
         ?? photosKey.map {
           PhotoRecord(
             key: $0, photos: photoFiles.mapValues { PublishedPhoto(renditions: $0.renditions) },
