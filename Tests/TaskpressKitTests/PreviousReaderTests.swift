@@ -312,8 +312,9 @@ import Testing
     }
   }
 
-  @Test("a copy cut short anywhere, or with any byte changed, reads the same both ways")
-  func damagedCopies() throws {
+  /// Copies of each kind cut short anywhere, or with a byte changed, removed or doubled: the
+  /// copy's file name, what was done and the bytes.
+  static func damagedCases() -> [(file: String, what: String, bytes: [UInt8])] {
     let copies: [(String, [UInt8])] = [
       (
         "todos.json", Self.todosCopy([2, 4, 5, 7, 9].map { Self.hostileTodos[$0] }, dueDates: true)
@@ -323,11 +324,9 @@ import Testing
     ]
     var generator = SplitMix(state: 2026)
     let interesting = Array("\"\\,:{}[]0123456789-nultrfe \n\t".utf8) + [0x00, 0x7F, 0xC3, 0xFF]
-    var read = 0
+    var cases: [(file: String, what: String, bytes: [UInt8])] = []
     for (file, copy) in copies {
-      var cases: [(String, [UInt8])] = (0...copy.count).map {
-        ("cut to \($0) bytes", Array(copy.prefix($0)))
-      }
+      cases += (0...copy.count).map { (file, "cut to \($0) bytes", Array(copy.prefix($0))) }
       for round in 0..<200 {
         var bytes = copy
         let position = Int(generator.next() % UInt64(bytes.count))
@@ -336,17 +335,99 @@ import Testing
         case 1: bytes.remove(at: position)
         default: bytes.insert(bytes[position], at: position)
         }
-        cases.append(("changed at \(position) (round \(round))", bytes))
+        cases.append((file, "changed at \(position) (round \(round))", bytes))
       }
-      for (what, bytes) in cases {
-        let plain = Self.decode(bytes, as: file, copyReader: false)
-        let fast = Self.decode(bytes, as: file, copyReader: true)
-        #expect(fast == plain, "\(file) \(what)")
-        if !plain.hasPrefix("error: ") { read += 1 }
-      }
+    }
+    return cases
+  }
+
+  @Test("a copy cut short anywhere, or with any byte changed, reads the same both ways")
+  func damagedCopies() throws {
+    var read = 0
+    for (file, what, bytes) in Self.damagedCases() {
+      let plain = Self.decode(bytes, as: file, copyReader: false)
+      let fast = Self.decode(bytes, as: file, copyReader: true)
+      #expect(fast == plain, "\(file) \(what)")
+      if !plain.hasPrefix("error: ") { read += 1 }
     }
     // Some of the changed copies are still copies (a changed letter of a text, say).
     #expect(read > 3)
+  }
+
+  /// The rows the copy reader reads from `bytes` as the copy `file`, "nil" when it reads
+  /// none: from the whole, or piece by piece (`pieceSize` bytes a read; `failAfter` reads,
+  /// and then an error).
+  static func readRows(
+    _ bytes: [UInt8], as file: String, pieceSize: Int? = nil, failAfter: Int? = nil
+  ) -> String {
+    guard let pieceSize else {
+      return bytes.withUnsafeBytes { raw in
+        switch file {
+        case "todos.json": DataCopyReader.todos(raw).map { "\($0)" } ?? "nil"
+        case "possessions.json": DataCopyReader.possessions(raw).map { "\($0)" } ?? "nil"
+        default: DataCopyReader.contacts(raw).map { "\($0)" } ?? "nil"
+        }
+      }
+    }
+    var offset = 0
+    var reads = 0
+    var pieces = DataCopyReader.Pieces(pieceSize: pieceSize) { buffer in
+      reads += 1
+      if let failAfter, reads > failAfter { return -1 }
+      let count = min(buffer.count, bytes.count - offset)
+      bytes.withUnsafeBytes {
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
+      }
+      offset += count
+      return count
+    }
+    switch file {
+    case "todos.json": return DataCopyReader.todos(&pieces).map { "\($0)" } ?? "nil"
+    case "possessions.json": return DataCopyReader.possessions(&pieces).map { "\($0)" } ?? "nil"
+    default: return DataCopyReader.contacts(&pieces).map { "\($0)" } ?? "nil"
+    }
+  }
+
+  @Test("a copy read piece by piece reads as it does whole, whatever the size of the pieces")
+  func piecesReadAsWhole() throws {
+    // Whole copies of each kind at many sizes of pieces; damaged ones (every changed one, and
+    // one cut in 5) at a few: each piece is a call, and a cut is made at every byte.
+    let copies = [
+      ("todos.json", Self.todosCopy(Self.hostileTodos, dueDates: true)),
+      ("todos.json", Self.todosCopy(Self.hostileTodos, dueDates: false)),
+      ("possessions.json", Self.possessionsCopy(Self.hostilePossessions)),
+      ("contacts.json", Self.contactsCopy(Self.hostileContacts)),
+    ]
+    for (file, bytes) in copies {
+      let whole = Self.readRows(bytes, as: file)
+      #expect(whole != "nil", "\(file)")
+      for pieceSize in [1, 2, 3, 4, 5, 7, 16, 4096, 1 << 20] {
+        #expect(
+          Self.readRows(bytes, as: file, pieceSize: pieceSize) == whole,
+          "\(file), pieces of \(pieceSize)")
+      }
+    }
+    var read = 0
+    for (index, (file, what, bytes)) in Self.damagedCases().enumerated()
+    where what.hasPrefix("changed") || index % 5 == 0 {
+      let whole = Self.readRows(bytes, as: file)
+      for pieceSize in [1, 3, 64] {
+        #expect(
+          Self.readRows(bytes, as: file, pieceSize: pieceSize) == whole,
+          "\(file) \(what), pieces of \(pieceSize)")
+      }
+      if whole != "nil" { read += 1 }
+    }
+    // Some of the changed copies are still copies.
+    #expect(read > 3)
+    // A read that fails gives no rows, wherever it fails.
+    let copy = Self.todosCopy(Array(Self.hostileTodos.prefix(4)), dueDates: false)
+    #expect(Self.readRows(copy, as: "todos.json") != "nil")
+    for failAfter in [0, 1, 5, copy.count / 7] {
+      #expect(
+        Self.readRows(copy, as: "todos.json", pieceSize: 7, failAfter: failAfter) == "nil",
+        "failing after \(failAfter) reads")
+    }
   }
 
   @Test("a source's error comes before a damaged previous build's")

@@ -12,60 +12,87 @@ import Foundation
 enum DataCopyReader {
   /// The to-dos of a copy `DataExport.todosJSON` wrote, with or without due dates.
   static func todos(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Todo]? {
-    let keys = Keys(DataExport.todoColumns + ["due"])
-    return try? Cursor.rows(bytes) { row throws(NotWritten) in
-      try row.key(0, keys)
-      let pk = try row.integer()
-      try row.key(1, keys)
-      let text = try row.string()
-      try row.key(2, keys)
-      let priority = try row.optionalInteger()
-      try row.key(3, keys)
-      try row.skipString()
-      try row.key(4, keys)
-      let complete = try row.bool()
-      try row.key(5, keys)
-      try row.skipString()
-      // The due date, when the to-dos have one: not compared.
-      if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
-      return PreviousBuild.Todo(pk: pk, text: text, priority: priority, complete: complete)
-    }
+    try? Cursor.rows(bytes, todo)
+  }
+
+  /// The to-dos of such a copy read piece by piece: what `todos(_:)` gives for the whole of it.
+  static func todos(_ pieces: inout Pieces) -> [PreviousBuild.Todo]? {
+    pieces.rows(todo)
   }
 
   /// The possessions of a copy `DataExport.possessionsJSON` wrote.
   static func possessions(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Possession]? {
-    let keys = Keys(DataExport.possessionColumns)
-    return try? Cursor.rows(bytes) { row throws(NotWritten) in
-      try row.key(0, keys)
-      let id = try row.integer()
-      try row.key(1, keys)
-      let name = try row.string()
-      try row.key(2, keys)
-      let description = try row.optionalString()
-      try row.key(3, keys)
-      let photo = try row.optionalString()
-      try row.key(4, keys)
-      _ = try row.optionalInteger()
-      try row.key(5, keys)
-      _ = try row.optionalInteger()
-      return PreviousBuild.Possession(id: id, name: name, description: description, photo: photo)
-    }
+    try? Cursor.rows(bytes, possession)
+  }
+
+  /// The possessions of such a copy read piece by piece.
+  static func possessions(_ pieces: inout Pieces) -> [PreviousBuild.Possession]? {
+    pieces.rows(possession)
   }
 
   /// The contacts of a copy `DataExport.contactsJSON` wrote.
   static func contacts(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Contact]? {
-    let keys = Keys(DataExport.contactColumns)
-    return try? Cursor.rows(bytes) { row throws(NotWritten) in
-      try row.key(0, keys)
-      let id = try row.integer()
-      try row.key(1, keys)
-      let name = try row.string()
-      try row.key(2, keys)
-      let address = try row.optionalString()
-      try row.key(3, keys)
-      let phone = try row.optionalString()
-      return PreviousBuild.Contact(id: id, name: name, address: address, phone: phone)
-    }
+    try? Cursor.rows(bytes, contact)
+  }
+
+  /// The contacts of such a copy read piece by piece.
+  static func contacts(_ pieces: inout Pieces) -> [PreviousBuild.Contact]? {
+    pieces.rows(contact)
+  }
+
+  private static let todoKeys = Keys(DataExport.todoColumns + ["due"])
+  private static let possessionKeys = Keys(DataExport.possessionColumns)
+  private static let contactKeys = Keys(DataExport.contactColumns)
+
+  private static func todo(_ row: inout Cursor) throws(NotWritten) -> PreviousBuild.Todo {
+    let keys = todoKeys
+    try row.key(0, keys)
+    let pk = try row.integer()
+    try row.key(1, keys)
+    let text = try row.string()
+    try row.key(2, keys)
+    let priority = try row.optionalInteger()
+    try row.key(3, keys)
+    try row.skipString()
+    try row.key(4, keys)
+    let complete = try row.bool()
+    try row.key(5, keys)
+    try row.skipString()
+    // The due date, when the to-dos have one: not compared.
+    if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
+    return PreviousBuild.Todo(pk: pk, text: text, priority: priority, complete: complete)
+  }
+
+  private static func possession(_ row: inout Cursor) throws(NotWritten)
+    -> PreviousBuild.Possession
+  {
+    let keys = possessionKeys
+    try row.key(0, keys)
+    let id = try row.integer()
+    try row.key(1, keys)
+    let name = try row.string()
+    try row.key(2, keys)
+    let description = try row.optionalString()
+    try row.key(3, keys)
+    let photo = try row.optionalString()
+    try row.key(4, keys)
+    _ = try row.optionalInteger()
+    try row.key(5, keys)
+    _ = try row.optionalInteger()
+    return PreviousBuild.Possession(id: id, name: name, description: description, photo: photo)
+  }
+
+  private static func contact(_ row: inout Cursor) throws(NotWritten) -> PreviousBuild.Contact {
+    let keys = contactKeys
+    try row.key(0, keys)
+    let id = try row.integer()
+    try row.key(1, keys)
+    let name = try row.string()
+    try row.key(2, keys)
+    let address = try row.optionalString()
+    try row.key(3, keys)
+    let phone = try row.optionalString()
+    return PreviousBuild.Contact(id: id, name: name, address: address, phone: phone)
   }
 
   /// The bytes that go before each value of an object, as `JSONWriter` writes them.
@@ -118,9 +145,12 @@ enum DataCopyReader {
     }
 
     private func end<Row>(_ rows: [Row]) throws(NotWritten) -> [Row] {
-      guard index == bytes.count else { throw NotWritten() }
+      guard isAtEnd else { throw NotWritten() }
       return rows
     }
+
+    /// Whether every byte was read.
+    var isAtEnd: Bool { index == bytes.count }
 
     /// Skips `literal` when it comes next; whether it did.
     mutating func skip(_ literal: StaticString) -> Bool {
@@ -268,6 +298,125 @@ enum DataCopyReader {
       }
       index += 1
       return value
+    }
+  }
+
+  /// A copy read from a file a piece at a time, `pieceSize` bytes (1 MB unless told), and its
+  /// rows read as `Cursor.rows` reads them from the whole: of a large copy, only the piece
+  /// being read is in memory besides the rows (a million to-dos' copy is 178 MB).
+  ///
+  /// Each row is read by a `Cursor` over its bytes alone, up to the first `\n  }` after its
+  /// `{`. That is where `Cursor.rows` ends it too: in the form `DataExport` writes, no value
+  /// holds a raw line break, so what reads as a row from the whole reads the same here, and
+  /// the same copies are refused (`PreviousReaderTests` reads each test copy both ways at many
+  /// piece sizes).
+  struct Pieces {
+    private let read: (UnsafeMutableRawBufferPointer) -> Int
+    private let pieceSize: Int
+    /// The bytes read and not yet used start at `start`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var ended = false
+    private var failed = false
+
+    /// Pieces from `read`, which fills the buffer it is given from the file, as `read(2)` does:
+    /// the count of bytes, 0 at the end, less than 0 for an error (the copy is then not read).
+    init(pieceSize: Int = 1 << 20, read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+      self.pieceSize = max(1, pieceSize)
+      self.read = read
+    }
+
+    /// Reads the next piece onto the end of the buffer; false at the end or on an error.
+    private mutating func more() -> Bool {
+      guard !ended else { return false }
+      if start > 0, start >= buffer.count - start {
+        buffer.removeFirst(start)
+        start = 0
+      }
+      let old = buffer.count
+      buffer.append(contentsOf: repeatElement(0, count: pieceSize))
+      let count = buffer.withUnsafeMutableBytes { [read] in
+        read(UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
+      }
+      buffer.removeLast(pieceSize - min(max(count, 0), pieceSize))
+      if count <= 0 {
+        ended = true
+        failed = count < 0
+        return false
+      }
+      return true
+    }
+
+    /// Skips `literal` when it comes next; whether it did.
+    private mutating func take(_ literal: StaticString) -> Bool {
+      let count = literal.utf8CodeUnitCount
+      while buffer.count - start < count {
+        guard more() else { return false }
+      }
+      let first = start
+      let same = buffer.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return count == 0 }
+        return memcmp(base + first, literal.utf8Start, count) == 0
+      }
+      if same { start += count }
+      return same
+    }
+
+    /// How many bytes from `start` to the next `\n  }`; nil when the copy ends first.
+    private mutating func rowLength() -> Int? {
+      var from = 0
+      while true {
+        let first = start
+        let found: Int? = buffer.withUnsafeBytes { raw in
+          guard let base = raw.baseAddress else { return nil }
+          var index = first + from
+          while index + 4 <= raw.count {
+            guard let hit = memchr(base + index, 0x0A, raw.count - index) else { return nil }
+            index = base.distance(to: UnsafeRawPointer(hit))
+            if index + 4 <= raw.count, raw[index + 1] == 0x20, raw[index + 2] == 0x20,
+              raw[index + 3] == UInt8(ascii: "}")
+            {
+              return index - first
+            }
+            index += 1
+          }
+          return nil
+        }
+        if let found { return found }
+        // The last 3 bytes may start the line; looked at again with the next piece.
+        from = max(0, buffer.count - start - 3)
+        guard more() else { return nil }
+      }
+    }
+
+    /// Whether the copy has no more bytes.
+    private mutating func atEnd() -> Bool {
+      start == buffer.count && !more() && !failed
+    }
+
+    /// The rows of the array of objects that is the whole copy, each read by `row` (see
+    /// `Cursor.rows`); nil when the copy is not in the form `DataExport` writes, or a read
+    /// failed.
+    mutating func rows<Row>(_ row: (inout Cursor) throws(NotWritten) -> Row) -> [Row]? {
+      var rows: [Row] = []
+      guard take("[") else { return nil }
+      if take("]\n") { return atEnd() ? rows : nil }
+      guard take("\n  {") else { return nil }
+      while true {
+        guard let length = rowLength() else { return nil }
+        let first = start
+        let read: Row? = buffer.withUnsafeBytes { raw in
+          var cursor = Cursor(UnsafeRawBufferPointer(rebasing: raw[first..<first + length]))
+          guard let value = try? row(&cursor), cursor.isAtEnd else { return nil }
+          return value
+        }
+        guard let read else { return nil }
+        rows.append(read)
+        start += length
+        guard take("\n  }") else { return nil }
+        if take("\n]\n") { return atEnd() ? rows : nil }
+        guard take(",\n  {") else { return nil }
+      }
     }
   }
 }

@@ -54,7 +54,8 @@ struct PreviousBuild: Sendable, Equatable {
     var previous = PreviousBuild()
     let data = site == "." ? "data/" : site + "/data/"
     func snapshot<T: Decodable>(
-      _ source: Change.Source, _ type: T.Type, _ reader: @escaping (UnsafeRawBufferPointer) -> T?
+      _ source: Change.Source, _ type: T.Type,
+      _ reader: @escaping (inout DataCopyReader.Pieces) -> T?
     ) throws -> T? {
       guard sources.contains(source) else { return nil }
       let reader = copyReader ? reader : nil
@@ -110,14 +111,23 @@ struct PreviousBuild: Sendable, Equatable {
     return previous
   }
 
-  /// The file at `path` decoded as `T`, by `reader` when it reads it (see `DataCopyReader`),
-  /// else by `JSONDecoder`; nil when there is no such file.
+  /// The file at `path` decoded as `T`: by `reader` when it reads it, piece by piece (see
+  /// `DataCopyReader.Pieces`: a large copy is never in memory whole), else read whole by
+  /// `JSONDecoder`; nil when there is no such file.
   private static func decode<T: Decodable>(
     _ type: T.Type, at path: String, _ what: String,
-    _ reader: ((UnsafeRawBufferPointer) -> T?)? = nil
+    _ reader: ((inout DataCopyReader.Pieces) -> T?)? = nil
   ) throws -> T? {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+    if let reader, !isFolder.boolValue {
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      if fd >= 0 {
+        defer { close(fd) }
+        var pieces = DataCopyReader.Pieces { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if let found = reader(&pieces) { return found }
+      }
+    }
     let bytes: Data
     do {
       guard !isFolder.boolValue else { throw CocoaError(.fileReadUnknown) }
@@ -125,7 +135,8 @@ struct PreviousBuild: Sendable, Equatable {
     } catch {
       throw unreadable(path, what, "it cannot be read")
     }
-    return try decode(type, from: bytes, at: path, what, reader)
+    // Not in the form the reader reads (or unreadable): the decoder's reading and errors.
+    return try decode(type, from: bytes, at: path, what, nil)
   }
 
   /// `bytes`, the file at `path`, decoded as `T`: by `reader` when it reads them, else by
