@@ -124,7 +124,12 @@ struct PreviousBuild: Sendable, Equatable {
       let fd = open(path, O_RDONLY | O_CLOEXEC)
       if fd >= 0 {
         defer { close(fd) }
-        var pieces = DataCopyReader.Pieces { Glibc.read(fd, $0.baseAddress, $0.count) }
+        var pieces = DataCopyReader.Pieces { buffer in
+          while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 || errno != EINTR { return count }
+          }
+        }
         if let found = reader(&pieces) { return found }
       }
     }
