@@ -405,13 +405,13 @@ enum DataCopyReader {
       while true {
         guard let length = rowLength() else { return nil }
         let first = start
-        let read: Row? = buffer.withUnsafeBytes { raw in
+        let parsed: Row? = buffer.withUnsafeBytes { raw in
           var cursor = Cursor(UnsafeRawBufferPointer(rebasing: raw[first..<first + length]))
           guard let value = try? row(&cursor), cursor.isAtEnd else { return nil }
           return value
         }
-        guard let read else { return nil }
-        rows.append(read)
+        guard let parsed else { return nil }
+        rows.append(parsed)
         start += length
         guard take("\n  }") else { return nil }
         if take("\n]\n") { return atEnd() ? rows : nil }
