@@ -52,8 +52,9 @@ import Testing
   @Test("a manifest round-trips and rejects damage")
   func manifest() throws {
     var manifest = Manifest()
-    manifest.files["a b/c d.html"] = .init(hash: ContentHash(value: 42), size: 3, modified: -5)
-    manifest.files["a.html"] = .init(hash: ContentHash(value: 1), size: 0, modified: 1)
+    manifest.files.insert(
+      "a b/c d.html", .init(hash: ContentHash(value: 42), size: 3, modified: -5))
+    manifest.files.insert("a.html", .init(hash: ContentHash(value: 1), size: 0, modified: 1))
     manifest.folders = ["a b"]
     let text = manifest.serialized()
     #expect(
@@ -77,7 +78,7 @@ import Testing
       let entry = Manifest.Entry(
         hash: ContentHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15), size: number * 37,
         modified: Int64(number) * 1_000_000_007 - 5_000_000_000)
-      manifest.files[path] = entry
+      manifest.files.insert(path, entry)
       let hex = String(entry.hash.value, radix: 16)
       expected += String(repeating: "0", count: 16 - hex.count) + hex
       expected += " \(entry.size) \(entry.modified) \(path)\n"
@@ -143,9 +144,10 @@ import Testing
   @Test("the manifest holds any size and modification time")
   func manifestNumbers() throws {
     var manifest = Manifest()
-    manifest.files["x"] = .init(hash: ContentHash(value: .max), size: Int.max, modified: -.max)
-    manifest.files["y"] = .init(hash: ContentHash(value: 0), size: 0, modified: .max)
-    manifest.files["z"] = .init(hash: ContentHash(value: 0xAB), size: 10, modified: -1)
+    manifest.files.insert(
+      "x", .init(hash: ContentHash(value: .max), size: Int.max, modified: -.max))
+    manifest.files.insert("y", .init(hash: ContentHash(value: 0), size: 0, modified: .max))
+    manifest.files.insert("z", .init(hash: ContentHash(value: 0xAB), size: 10, modified: -1))
     let text = manifest.serialized()
     #expect(
       String(decoding: text, as: UTF8.self)

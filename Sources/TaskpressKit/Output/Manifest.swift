@@ -23,7 +23,7 @@ struct Manifest: Equatable {
 
   static let header = "taskpress-manifest 1"
 
-  var files: [String: Entry] = [:]
+  var files = Files()
   /// Folders taskpress created (so it may remove them when they become empty).
   var folders: Set<String> = []
 
@@ -32,7 +32,7 @@ struct Manifest: Equatable {
   /// Parses a manifest; nil when it is damaged.
   init?(parsing bytes: [UInt8]) {
     // Hand-rolled over the raw bytes: a site's manifest has 100,000 lines and more.
-    let parsed: (files: [String: Entry], folders: Set<String>)? = bytes.withUnsafeBufferPointer {
+    let parsed: (files: Files, folders: Set<String>)? = bytes.withUnsafeBufferPointer {
       Self.parse($0)
     }
     guard let parsed else { return nil }
@@ -41,15 +41,15 @@ struct Manifest: Equatable {
   }
 
   private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> (
-    files: [String: Entry], folders: Set<String>
+    files: Files, folders: Set<String>
   )? {
-    var files: [String: Entry] = [:]
+    var files = Files()
     var folders: Set<String> = []
     let newline = UInt8(ascii: "\n")
     // One line a file: room for them all at once, not grown (and rehashed) a dozen times.
     var lines = 0
     for byte in text where byte == newline { lines += 1 }
-    files.reserveCapacity(lines)
+    files.reserveCapacity(lines, pathBytes: text.count)
     let space = UInt8(ascii: " ")
     let folderPrefix = Array("folder ".utf8)
     var start = 0
@@ -85,8 +85,8 @@ struct Manifest: Equatable {
       else { return nil }
       let path = UnsafeBufferPointer(rebasing: line[(index + 1)...])
       guard OutputPath.problem(bytes: path) == nil else { return nil }
-      files[String(decoding: path, as: UTF8.self)] = Entry(
-        hash: ContentHash(value: hash), size: Int(size), modified: modified)
+      files.insert(
+        bytes: path, Entry(hash: ContentHash(value: hash), size: Int(size), modified: modified))
     }
     return first ? nil : (files, folders)
   }
@@ -130,9 +130,9 @@ struct Manifest: Equatable {
 
   /// The text of the manifest, sorted by path.
   func serialized() -> [UInt8] {
-    let paths = Array(files.keys)
-    let ordered = OutputPath.byteOrder(paths.count) { paths[$0] }.compactMap { index in
-      files[paths[index]].map { (path: paths[index], entry: $0) }
+    let paths = files.paths
+    let ordered = OutputPath.byteOrder(paths.count) { paths[$0] }.map { index in
+      (path: paths[index], entry: files.entry(index))
     }
     return Self.text(files: ordered, folders: OutputPath.sorted(folders))
   }

@@ -286,7 +286,7 @@ extension OutputWriter {
       if known == previous.files.count { return [] }
     }
     return OutputPath.sorted(
-      previous.files.keys.filter {
+      previous.files.paths.filter {
         taken.paths.number(of: $0, hash: PathTable.hash(of: $0), records: records) == nil
       })
   }

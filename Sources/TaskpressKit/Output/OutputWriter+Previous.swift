@@ -16,15 +16,17 @@ extension OutputWriter {
     }
     guard let rootFD else { return false }
     // Two threads for a large site: the `stat`s are most of a rebuild with nothing changed.
-    let files = Array(previous.files)
+    let files = previous.files
     let threads = files.count >= 4096 ? 2 : 1
     let intact = Atomic<Int>(0)
     DispatchQueue.concurrentPerform(iterations: threads) { part in
       let range = (files.count * part / threads)..<(files.count * (part + 1) / threads)
-      for (path, entry) in files[range] {
+      for index in range {
         var info = stat()
-        guard fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
-          Int(info.st_size) == entry.size, info.modificationNanoseconds == entry.modified
+        let entry = files.entry(index)
+        guard files.withCPath(index, { fstatat(rootFD, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
+          info.isRegularFile, Int(info.st_size) == entry.size,
+          info.modificationNanoseconds == entry.modified
         else { return }
       }
       intact.add(1, ordering: .relaxed)

@@ -267,7 +267,7 @@ public final class OutputWriter: @unchecked Sendable {
         // The interrupted commit may have put any file of its own manifest in place: all of
         // them belong to taskpress. Keep that knowledge before anything else happens.
         if let pending = try readManifest(folderFD, pendingManifestName, statePath) {
-          manifest.files.merge(pending.files) { _, new in new }
+          manifest.files.merge(pending.files)
           manifest.folders.formUnion(pending.folders)
           try writeManifest(manifest, folderFD, statePath)
         }

@@ -44,7 +44,7 @@ final class PhotoPublisher: Sendable {
     self.source = source
     self.writer = writer
     var previous: [String: [(path: String, width: Int)]] = [:]
-    for path in writer.previous.files.keys {
+    for path in writer.previous.files.paths {
       guard let (key, width) = Self.renditionName(path) else { continue }
       previous[key, default: []].append((path, width))
     }
