@@ -1,7 +1,8 @@
 extension Manifest {
   /// The files of a manifest by path, packed: the paths' bytes one after the other (each ended
   /// by a NUL, so that it can be passed to the system as it is), their entries, and an open
-  /// addressing table over the paths' hashes, as `PathTable` does for the files of a build.
+  /// addressing table over the paths' hashes (`HashSlots`, as `PathTable` has for the files of
+  /// a build).
   ///
   /// A `[String: Entry]` of a site's 122,000 files made each path a `String` of its own when
   /// the manifest was read, hashed it again for each lookup, and let go of each at the end:
@@ -12,8 +13,7 @@ extension Manifest {
     private var pathBytes: [UInt8] = []
     private var pathStarts: [Int] = []
     private var entries: [Entry] = []
-    /// 0 for an empty slot, else 32 bits of the path's hash above its number plus one.
-    private var slots = [UInt64](repeating: 0, count: 16)
+    private var slots = HashSlots(count: 16)
 
     init() {}
 
@@ -32,7 +32,7 @@ extension Manifest {
       entries.reserveCapacity(files)
       var size = slots.count
       while files * 4 > size * 3 { size *= 2 }
-      if size > slots.count { rehash(size) }
+      if size > slots.count { slots.grow(to: size) }
     }
 
     /// The entry of `path`, or nil.
@@ -40,7 +40,7 @@ extension Manifest {
       var path = path
       return path.withUTF8 { bytes in
         let slot = slots[position(of: bytes, hash: Self.hash(bytes))]
-        return slot == 0 ? nil : entries[Self.number(slot)]
+        return slot == 0 ? nil : entries[HashSlots.number(slot)]
       }
     }
 
@@ -52,14 +52,14 @@ extension Manifest {
 
     /// Files `entry` under the path whose bytes are `bytes`, in place of the entry it had.
     mutating func insert(bytes: UnsafeBufferPointer<UInt8>, _ entry: Entry) {
-      if (count + 1) * 4 > slots.count * 3 { rehash(slots.count * 2) }
+      if (count + 1) * 4 > slots.count * 3 { slots.grow(to: slots.count * 2) }
       let hash = Self.hash(bytes)
       let found = position(of: bytes, hash: hash)
       if slots[found] != 0 {
-        entries[Self.number(slots[found])] = entry
+        entries[HashSlots.number(slots[found])] = entry
         return
       }
-      slots[found] = UInt64(hash) << 32 | UInt64(count + 1)
+      slots[found] = HashSlots.slot(hash: hash, number: count)
       pathStarts.append(pathBytes.count)
       pathBytes.append(contentsOf: bytes)
       pathBytes.append(0)
@@ -105,7 +105,7 @@ extension Manifest {
       return a.indices.allSatisfy { index in
         a.withPath(index) { bytes in
           let slot = b.slots[b.position(of: bytes, hash: hash(bytes))]
-          return slot != 0 && b.entries[number(slot)] == a.entries[index]
+          return slot != 0 && b.entries[HashSlots.number(slot)] == a.entries[index]
         }
       }
     }
@@ -114,36 +114,9 @@ extension Manifest {
       UInt32(truncatingIfNeeded: ContentHash(of: UnsafeRawBufferPointer(bytes)).value >> 32)
     }
 
-    private static func number(_ slot: UInt64) -> Int {
-      Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
-    }
-
     /// Where the path `bytes` is, or the empty slot where it would go.
     private func position(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> Int {
-      let mask = slots.count - 1
-      var at = Int(hash) & mask
-      while true {
-        let slot = slots[at]
-        if slot == 0
-          || (UInt32(truncatingIfNeeded: slot >> 32) == hash
-            && withPath(Self.number(slot)) { $0.elementsEqual(bytes) })
-        {
-          return at
-        }
-        at = (at + 1) & mask
-      }
-    }
-
-    /// Moves the slots into a table of `size` (a power of two), without hashing a path again.
-    private mutating func rehash(_ size: Int) {
-      var grown = [UInt64](repeating: 0, count: size)
-      let mask = size - 1
-      for slot in slots where slot != 0 {
-        var at = Int(truncatingIfNeeded: slot >> 32) & mask
-        while grown[at] != 0 { at = (at + 1) & mask }
-        grown[at] = slot
-      }
-      slots = grown
+      slots.position(hash: hash) { number in withPath(number) { $0.elementsEqual(bytes) } }
     }
   }
 }
