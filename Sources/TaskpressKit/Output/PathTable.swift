@@ -1,9 +1,9 @@
 /// The paths added to a build, each with its number (its index in `OutputWriter.State.records`).
 ///
 /// Open addressing over the paths' own hashes (`HashSlots`). A `[String: Int]` of a site's
-/// 100,000 paths costs several times more per added file
-/// (it rehashes every path as it grows and compares paths on its way), and every file's
-/// lookup lands on memory no other file touched: the smaller the table, the better.
+/// 100,000 paths costs several times more per added file (it rehashes every path as it grows
+/// and compares paths on its way), and every file's lookup lands on memory no other file
+/// touched: the smaller the table, the better.
 struct PathTable {
   private var slots = HashSlots(count: 1024)
   /// How many paths the table holds.
