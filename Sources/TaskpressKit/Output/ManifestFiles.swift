@@ -37,6 +37,8 @@ extension Manifest {
 
     /// The entry of `path`, or nil.
     subscript(path: String) -> Entry? {
+      // A cold build looks up each file it adds in an empty table: no hash for that.
+      guard !isEmpty else { return nil }
       var path = path
       return path.withUTF8 { bytes in
         let slot = slots[position(of: bytes, hash: Self.hash(bytes))]
