@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TaskpressKit
@@ -116,5 +117,141 @@ import Testing
     #expect(ChangeDiff.todos(old, same, labels: Self.labels).isEmpty)
     let other = [Todo(pk: 1, text: "caf\u{E8}", priority: .high, complete: false)]
     #expect(ChangeDiff.todos(old, other, labels: Self.labels).map(\.to) == ["caf\u{E8}"])
+  }
+}
+
+/// The to-dos compared as soon as they are planned (`RenderPaths.earlyTodoDiff`) against its
+/// plain twin, which compares them with the other sources after the pages: rebuilds of the
+/// same sites give the same bytes both ways.
+@Suite struct EarlyTodoDiffTests {
+  /// Builds `inputs`, copies the site and its state folder, applies `change` to the inputs and
+  /// to the copy, then rebuilds the site with every fast path and the copy without
+  /// `earlyTodoDiff`; expects the two to be the same, byte for byte. Returns the site's tree.
+  @discardableResult
+  static func expectSameBothWays(
+    _ name: String, setUp: (inout IncrementalTests.Inputs) throws -> Void = { _ in },
+    change: (inout IncrementalTests.Inputs, _ site: String) throws -> Void
+  ) throws -> [String: [UInt8]] {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    var inputs = try IncrementalTests.Inputs(folder)
+    try setUp(&inputs)
+    _ = try IncrementalTests.build(inputs.options)
+    try IncrementalTests.copy(folder.sub("site"), folder.sub("plain"))
+    try IncrementalTests.copy(folder.sub(".site.taskpress"), folder.sub(".plain.taskpress"))
+    try change(&inputs, folder.sub("site"))
+    try change(&inputs, folder.sub("plain"))
+
+    _ = try IncrementalTests.build(inputs.options)
+    var plain = inputs.options
+    plain.output = folder.sub("plain")
+    plain.renderPaths = RenderPaths.all.subtracting(.earlyTodoDiff)
+    _ = try IncrementalTests.build(plain)
+
+    let early = Tree.contents(inputs.options.output)
+    let expected = Tree.contents(plain.output)
+    let differences = DeterminismTests.differences(expected, early)
+    #expect(
+      differences.isEmpty,
+      "\(name): comparing the to-dos early differs in \(differences.count) files: \(differences.prefix(8)) \(DifferentialTests.firstDifference(expected, early, differences.first))"
+    )
+    return early
+  }
+
+  /// Changes to the databases of `inputs`, once (the site and the copy share them).
+  static func onceFor(_ site: String, _ body: () throws -> Void) rethrows {
+    if site.hasSuffix("/site") { try body() }
+  }
+
+  @Test("every kind of to-do change, with a possession and a contact changed beside them")
+  func everyKind() throws {
+    let site = try Self.expectSameBothWays("every kind") { inputs, site in
+      try Self.onceFor(site) {
+        try inputs.change(
+          "todo.sqlite",
+          """
+          UPDATE todo SET text = 'Changed *text*' WHERE pk = 13;
+          UPDATE todo SET priority = 1 WHERE pk = 14;
+          UPDATE todo SET complete = 1 - complete WHERE pk IN (15, 18);
+          INSERT INTO todo VALUES (31, 'New', 2, 0), (40, 'Newer', NULL, 1);
+          DELETE FROM todo WHERE pk IN (1, 30);
+          """)
+        try inputs.change("possessions.sqlite", "UPDATE possessions SET name = 'X' WHERE id = 3")
+        try inputs.change("contacts.sqlite", "DELETE FROM contacts WHERE id = 2")
+      }
+      inputs.options.date = "2026-12-02"
+    }
+    // The changes were recorded, of the three sources.
+    let changes = String(decoding: try #require(site["data/changes.json"]), as: UTF8.self)
+    for expected in ["\"Changed *text*\"", "\"Newer\"", "\"X\"", "\"Bob\""] {
+      #expect(changes.contains(expected), "\(expected) in \(changes.prefix(400))")
+    }
+  }
+
+  @Test("a site of an earlier taskpress, without a history: its to-dos are counted as build 1")
+  func withoutHistory() throws {
+    let site = try Self.expectSameBothWays("no history") { inputs, site in
+      try FileManager.default.removeItem(atPath: site + "/data/history.json")
+      try FileManager.default.removeItem(atPath: site + "/data/changes.json")
+      try Self.onceFor(site) {
+        try inputs.change("todo.sqlite", "DELETE FROM todo WHERE pk <= 10")
+      }
+    }
+    let history = try JSONDecoder().decode(
+      HistoryFile.self, from: Data(try #require(site["data/history.json"])))
+    // Build 1 counts the 30 to-dos the copies had; build 2, the 20 left.
+    #expect(history.builds.map { $0.todos?.total } == [30, 20])
+  }
+
+  @Test("to-dos without a published copy (the state folder's snapshot), and an option changed")
+  func snapshotAndOption() throws {
+    try Self.expectSameBothWays(
+      "snapshot",
+      setUp: { inputs in inputs.options.dataCopies = [.possessions] },
+      change: { inputs, site in
+        try Self.onceFor(site) {
+          try inputs.change("todo.sqlite", "UPDATE todo SET text = 'Snap' WHERE pk = 2")
+        }
+        inputs.options.pageSize = 5
+      })
+    try Self.expectSameBothWays("no change, an option") { inputs, _ in
+      inputs.options.boardLimit = 4
+    }
+  }
+
+  @Test("comparing early keeps the changes and counts, and lets go of the rows")
+  func comparedInPlace() throws {
+    let new = [
+      Todo(pk: 1, text: "a", priority: .high, complete: true),
+      Todo(pk: 3, text: "c", priority: .low, complete: false),
+    ]
+    let old = [
+      PreviousBuild.Todo(pk: 1, text: "a", priority: 1, complete: false),
+      PreviousBuild.Todo(pk: 2, text: "b", priority: nil, complete: false),
+    ]
+    var data = SiteData()
+    data.packedTodos = TodoRows(new)
+    data.hasTodos = true
+    let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
+    var previous = PreviousBuild()
+    previous.todos = old
+    let labels = ChangeDiffTests.labels
+    let plainChanges = ChangeDiff.changes(
+      previous: previous, plan: plan, photoFiles: [:], labels: labels)
+    let compared = ChangeDiff.comparingTodos(previous, plan: plan, labels: labels)
+    #expect(compared.todos == nil)
+    #expect(!compared.isEmpty)
+    #expect(compared.comparedTodos?.counts == ChangeDiff.counts(old))
+    #expect(
+      ChangeDiff.changes(previous: compared, plan: plan, photoFiles: [:], labels: labels)
+        == plainChanges)
+    #expect(Set(plainChanges.map(\.change)) == [.completed, .added, .removed])
+    // With a history of builds, the counts are not needed.
+    previous.history = HistoryFile(
+      format: HistoryFile.currentFormat, feed: "urn:x",
+      builds: [HistoryEntry(build: 1, date: nil, changes: 0)])
+    #expect(
+      ChangeDiff.comparingTodos(previous, plan: plan, labels: labels).comparedTodos?.counts
+        == nil)
   }
 }

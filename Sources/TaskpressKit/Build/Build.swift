@@ -269,7 +269,10 @@ public enum Build {
     }
     // What the previous build lacks is warned about, but not recorded with the sources'
     // warnings.
-    let previous = try (unchanged ? nil : earlyPrevious ?? previousRead)?.get() ?? PreviousBuild()
+    // Moved out of the results, so that no copy of its rows outlives `previous`.
+    var read = consume earlyPrevious
+    if read == nil { read = consume previousRead }
+    var previous = try (unchanged ? nil : read.take())?.get() ?? PreviousBuild()
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
@@ -292,6 +295,11 @@ public enum Build {
       data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit,
       galleryPageSize: options.galleryPageSize)
     data = SiteData()  // the plan holds the rows now
+    if renderer.paths.contains(.earlyTodoDiff) {
+      previous = ChangeDiff.comparingTodos(
+        consume previous, plan: plan, labels: labels,
+        inKeyOrder: renderer.paths.contains(.keyOrderDiff))
+    }
     #if canImport(Glibc)
       // Reading and planning freed as much as the plan keeps: back to the system before the
       // pages are rendered, so that it does not stay resident through the build.

@@ -8,7 +8,9 @@ enum ChangeDiff {
     labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     var changes: [Change] = []
-    if plan.hasTodos, let old = previous.todos {
+    if plan.hasTodos, let compared = previous.comparedTodos {
+      changes += compared.changes
+    } else if plan.hasTodos, let old = previous.todos {
       changes += todos(
         old, plan.todos, at: plan.todoPositionsByPK, labels: labels, inKeyOrder: inKeyOrder)
     }
@@ -20,6 +22,30 @@ enum ChangeDiff {
       changes += contacts(old, plan.contacts, inKeyOrder: inKeyOrder)
     }
     return changes.sorted(by: <)
+  }
+
+  /// `previous` with its to-dos compared with `plan`'s already, and their rows let go of
+  /// (`RenderPaths.earlyTodoDiff`): the other sources are compared once the photos are named,
+  /// after the pages, but the to-dos need only the plan, and a million of their rows are about
+  /// 90 MB that need not be held while the pages are staged. `changes(previous:...)` and the
+  /// report take what they need of them from `comparedTodos`.
+  static func comparingTodos(
+    _ previous: consuming PreviousBuild, plan: SitePlan, labels: Labels, inKeyOrder: Bool = true
+  ) -> PreviousBuild {
+    var previous = previous
+    guard plan.hasTodos, let old = previous.todos.take() else { return previous }
+    // The counts only for a history without builds, the one case the report reads them.
+    let counted = previous.history?.builds.isEmpty ?? true
+    previous.comparedTodos = PreviousBuild.ComparedTodos(
+      changes: todos(
+        old, plan.todos, at: plan.todoPositionsByPK, labels: labels, inKeyOrder: inKeyOrder),
+      counts: counted ? counts(old) : nil)
+    return previous
+  }
+
+  /// The previous build's to-dos, counted.
+  static func counts(_ old: [PreviousBuild.Todo]) -> TodoCounts {
+    TodoCounts(old.lazy.map { (Priority(stored: $0.priority), $0.complete) })
   }
 
   /// The changes of the to-dos: `new`'s rows at `positions`, in pk order. A row's text is made

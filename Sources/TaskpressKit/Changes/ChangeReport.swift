@@ -47,9 +47,7 @@ struct ChangeReport: Sendable {
       if history.isEmpty {
         // A site of an earlier taskpress: its data copies are the first build (a source it
         // has no copy of is counted as it is now).
-        let todos = previous.todos.map { old in
-          TodoCounts(old.map { (Priority(stored: $0.priority), $0.complete) })
-        }
+        let todos = previous.comparedTodos?.counts ?? previous.todos.map(ChangeDiff.counts)
         history = [
           HistoryEntry(
             build: 1, date: nil, changes: 0, todos: todos ?? counts.todos,

@@ -26,6 +26,9 @@ struct PreviousBuild: Sendable, Equatable {
   }
 
   var todos: [Todo]?
+  /// The to-dos once compared with this build's (`ChangeDiff.comparingTodos`), in place of
+  /// their rows.
+  var comparedTodos: ComparedTodos?
   var possessions: [Possession]?
   var contacts: [Contact]?
   var history: HistoryFile?
@@ -33,9 +36,17 @@ struct PreviousBuild: Sendable, Equatable {
   /// What could not be compared, as warnings.
   var warnings: [BuildWarning] = []
 
+  /// What the comparison of the previous to-dos with this build's keeps of them: their
+  /// changes, and their counts when the history has no builds (the report counts them then).
+  struct ComparedTodos: Sendable, Equatable {
+    var changes: [Change]
+    var counts: TodoCounts?
+  }
+
   /// Whether there was nothing to compare with: the site's first build.
   var isEmpty: Bool {
-    todos == nil && possessions == nil && contacts == nil && history == nil
+    todos == nil && comparedTodos == nil && possessions == nil && contacts == nil
+      && history == nil
   }
 
   /// The name of a source's snapshot in the state folder.

@@ -50,10 +50,16 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// that build recorded (`PhotoRecord`), keeping their files, without reading a photo; off,
   /// every photo is read, named by its content and published again.
   public static let recordedPhotos = RenderPaths(rawValue: 1 << 10)
+  /// A rebuild compares the previous build's to-dos with this build's as soon as they are
+  /// planned, and lets go of the previous rows before the pages are staged
+  /// (`ChangeDiff.comparingTodos`); off, they are compared with the other sources after the
+  /// pages.
+  public static let earlyTodoDiff = RenderPaths(rawValue: 1 << 11)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
+    .earlyTodoDiff,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -64,7 +70,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("reused-values", .reusedValues), ("text-handover", .textHandover), ("batches", .batches),
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
-    ("recorded-photos", .recordedPhotos),
+    ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
