@@ -238,7 +238,8 @@ import Testing
     let labels = ChangeDiffTests.labels
     let plainChanges = ChangeDiff.changes(
       previous: previous, plan: plan, photoFiles: [:], labels: labels)
-    let compared = ChangeDiff.comparingTodos(previous, plan: plan, labels: labels)
+    let compared = ChangeDiff.comparingTodos(
+      previous, plan.todos, at: plan.todoPositionsByPK, labels: labels)
     #expect(compared.todos == nil)
     #expect(!compared.isEmpty)
     #expect(compared.comparedTodos?.counts == ChangeDiff.counts(old))
@@ -251,7 +252,12 @@ import Testing
       format: HistoryFile.currentFormat, feed: "urn:x",
       builds: [HistoryEntry(build: 1, date: nil, changes: 0)])
     #expect(
-      ChangeDiff.comparingTodos(previous, plan: plan, labels: labels).comparedTodos?.counts
-        == nil)
+      ChangeDiff.comparingTodos(previous, plan.todos, at: plan.todoPositionsByPK, labels: labels)
+        .comparedTodos?.counts == nil)
+    // The rows as read, in pk order, give what the plan's give.
+    #expect(
+      ChangeDiff.comparingTodos(previous, try #require(data.packedTodos), at: 0..<2, labels: labels)
+        == ChangeDiff.comparingTodos(
+          previous, plan.todos, at: plan.todoPositionsByPK, labels: labels))
   }
 }

@@ -290,15 +290,24 @@ public enum Build {
     }
 
     // 2. Plan.
+    // The to-dos compared now, as read (`TodoSource` reads them in pk order; else with the
+    // plan's rows, in pk order): the previous rows are let go of before the plan copies this
+    // build's.
+    let comparesTodos = renderer.paths.contains(.earlyTodoDiff) && data.hasTodos
+    let inKeyOrder = renderer.paths.contains(.keyOrderDiff)
+    if comparesTodos, let rows = data.packedTodos, rows.isInPKOrder {
+      previous = ChangeDiff.comparingTodos(
+        consume previous, rows, at: rows.indices, labels: labels, inKeyOrder: inKeyOrder)
+    }
     let routes = Routes(prettyURLs: options.prettyURLs)
     let plan = SitePlan(
       data: data, pageSize: options.pageSize, routes: routes, boardLimit: options.boardLimit,
       galleryPageSize: options.galleryPageSize)
     data = SiteData()  // the plan holds the rows now
-    if renderer.paths.contains(.earlyTodoDiff) {
+    if comparesTodos, previous.todos != nil {
       previous = ChangeDiff.comparingTodos(
-        consume previous, plan: plan, labels: labels,
-        inKeyOrder: renderer.paths.contains(.keyOrderDiff))
+        consume previous, plan.todos, at: plan.todoPositionsByPK, labels: labels,
+        inKeyOrder: inKeyOrder)
     }
     #if canImport(Glibc)
       // Reading and planning freed as much as the plan keeps: back to the system before the

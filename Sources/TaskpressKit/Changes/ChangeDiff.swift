@@ -24,21 +24,25 @@ enum ChangeDiff {
     return changes.sorted(by: <)
   }
 
-  /// `previous` with its to-dos compared with `plan`'s already, and their rows let go of
+  /// `previous` with its to-dos compared with this build's already, and their rows let go of
   /// (`RenderPaths.earlyTodoDiff`): the other sources are compared once the photos are named,
-  /// after the pages, but the to-dos need only the plan, and a million of their rows are about
-  /// 90 MB that need not be held while the pages are staged. `changes(previous:...)` and the
-  /// report take what they need of them from `comparedTodos`.
+  /// after the pages, but the to-dos need only this build's rows, and a million of the
+  /// previous ones are about 100 MB that need not be held while the plan and the pages are
+  /// made. `changes(previous:...)` and the report take what they need of them from
+  /// `comparedTodos`.
+  ///
+  /// `new`'s rows at `positions` are this build's to-dos in pk order, as
+  /// `plan.todoPositionsByPK` has them: the rows as read, when they are in pk order.
   static func comparingTodos(
-    _ previous: consuming PreviousBuild, plan: SitePlan, labels: Labels, inKeyOrder: Bool = true
+    _ previous: consuming PreviousBuild, _ new: TodoRows, at positions: some Collection<Int>,
+    labels: Labels, inKeyOrder: Bool = true
   ) -> PreviousBuild {
     var previous = previous
-    guard plan.hasTodos, let old = previous.todos.take() else { return previous }
+    guard let old = previous.todos.take() else { return previous }
     // The counts only for a history without builds, the one case the report reads them.
     let counted = previous.history?.builds.isEmpty ?? true
     previous.comparedTodos = PreviousBuild.ComparedTodos(
-      changes: todos(
-        old, plan.todos, at: plan.todoPositionsByPK, labels: labels, inKeyOrder: inKeyOrder),
+      changes: todos(old, new, at: positions, labels: labels, inKeyOrder: inKeyOrder),
       counts: counted ? counts(old) : nil)
     return previous
   }

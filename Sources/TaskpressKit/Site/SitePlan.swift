@@ -125,8 +125,7 @@ struct SitePlan: Sendable {
     data: SiteData, pageSize: Int, routes: Routes, boardLimit: Int = 50, galleryPageSize: Int = 0
   ) {
     let given = data.packedTodos ?? TodoRows(data.todos)
-    let isByPK = given.indices.dropFirst().allSatisfy { given.pk($0 - 1) < given.pk($0) }
-    if isByPK, given.count < Int(Int32.max) {
+    if given.isInPKOrder, given.count < Int(Int32.max) {
       let (order, positions) = Self.indexOrder(byPK: given)
       todos = TodoRows(given, at: order)
       pkOrder = positions

@@ -129,6 +129,9 @@ public final class TodoRows: RandomAccessCollection, Sendable {
 
   public func pk(_ position: Int) -> Int64 { pks[position] }
 
+  /// Whether each pk is greater than the one before (the order of a table's rowid).
+  var isInPKOrder: Bool { pks.indices.dropFirst().allSatisfy { pks[$0 - 1] < pks[$0] } }
+
   public func priority(_ position: Int) -> Priority {
     switch flags[position].priorityRank {
     case 0: .high
