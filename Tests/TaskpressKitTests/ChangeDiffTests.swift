@@ -39,10 +39,11 @@ import Testing
     var generator = SplitMix(state: 22)
     var walked = 0
     for round in 0..<400 {
-      let old = Self.todos(Self.keys(round, &generator), &generator).map {
-        PreviousBuild.Todo(
-          pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete)
-      }
+      let old = PreviousTodos(
+        Self.todos(Self.keys(round, &generator), &generator).map {
+          PreviousBuild.Todo(
+            pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete)
+        })
       let new = Self.todos(Self.keys(round / 4, &generator), &generator)
       let plain = ChangeDiff.todos(old, new, labels: Self.labels, inKeyOrder: false)
       let walking = ChangeDiff.todos(old, new, labels: Self.labels, inKeyOrder: true)
@@ -84,7 +85,7 @@ import Testing
 
   @Test("a changed, an added and a removed to-do, walked in key order")
   func walkedChanges() {
-    let old = [
+    let old: PreviousTodos = [
       PreviousBuild.Todo(pk: 1, text: "a", priority: 1, complete: false),
       PreviousBuild.Todo(pk: 2, text: "gone", priority: nil, complete: false),
       PreviousBuild.Todo(pk: 4, text: "c", priority: 2, complete: true),
@@ -112,7 +113,9 @@ import Testing
         #expect(rows.text(at: position, is: theirs) == (ours == theirs), "\(ours) / \(theirs)")
       }
     }
-    let old = [PreviousBuild.Todo(pk: 1, text: "caf\u{E9}", priority: 1, complete: false)]
+    let old: PreviousTodos = [
+      PreviousBuild.Todo(pk: 1, text: "caf\u{E9}", priority: 1, complete: false)
+    ]
     let same = [Todo(pk: 1, text: "cafe\u{301}", priority: .high, complete: false)]
     #expect(ChangeDiff.todos(old, same, labels: Self.labels).isEmpty)
     let other = [Todo(pk: 1, text: "caf\u{E8}", priority: .high, complete: false)]
@@ -225,7 +228,7 @@ import Testing
       Todo(pk: 1, text: "a", priority: .high, complete: true),
       Todo(pk: 3, text: "c", priority: .low, complete: false),
     ]
-    let old = [
+    let old: PreviousTodos = [
       PreviousBuild.Todo(pk: 1, text: "a", priority: 1, complete: false),
       PreviousBuild.Todo(pk: 2, text: "b", priority: nil, complete: false),
     ]

@@ -134,6 +134,24 @@ import Testing
 
   // MARK: - Tests
 
+  @Test("a text with escapes is kept while the strings after it in its row are read")
+  func escapesAfterText() throws {
+    let texts = ["a \"quoted\" \\ text\n", "plain", "tab\there", ""]
+    let todos = texts.enumerated().map { index, text in
+      Todo(pk: Int64(index + 1), text: text, priority: .high, complete: index % 2 == 0)
+    }
+    // Labels with escapes of their own, as custom labels may have, after each text.
+    var copy = String(decoding: Self.todosCopy(todos), as: UTF8.self)
+    copy = copy.replacingOccurrences(of: #""High""#, with: #""H\"i\\gh\n""#)
+    copy = copy.replacingOccurrences(of: #""Complete""#, with: #""Com\tpl\"ete""#)
+    let bytes = Array(copy.utf8)
+    let read = try #require(bytes.withUnsafeBytes(DataCopyReader.todos))
+    #expect(read.map(\.text) == texts)
+    let decoded = try JSONDecoder().decode(PreviousTodos.self, from: Data(bytes))
+    #expect(read == decoded)
+    #expect(Self.readRows(bytes, as: "todos.json", pieceSize: 5) == "\(decoded)")
+  }
+
   @Test("the copies taskpress writes are read by the copy reader, as JSONDecoder reads them")
   func writtenCopies() throws {
     let folder = try TemporaryFolder()
@@ -146,10 +164,11 @@ import Testing
       let read = try #require(todos.withUnsafeBytes(DataCopyReader.todos))
       #expect(
         read
-          == Self.hostileTodos.map {
-            PreviousBuild.Todo(
-              pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete)
-          })
+          == PreviousTodos(
+            Self.hostileTodos.map {
+              PreviousBuild.Todo(
+                pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete)
+            }))
       #expect(read.map { Array($0.text.utf8) } == Self.hostileTodos.map { Array($0.text.utf8) })
       #expect(possessions.withUnsafeBytes(DataCopyReader.possessions)?.count == 18)
       #expect(contacts.withUnsafeBytes(DataCopyReader.contacts)?.count == 18)
@@ -295,10 +314,10 @@ import Testing
   /// The rows of `bytes` as the copy `file`, read with the copy reader or without, or the
   /// error's message.
   static func decode(_ bytes: [UInt8], as file: String, copyReader: Bool) -> String {
-    func decode<Row: Decodable>(_ reader: @escaping (UnsafeRawBufferPointer) -> [Row]?) -> String {
+    func decode<Rows: Decodable>(_ reader: @escaping (UnsafeRawBufferPointer) -> Rows?) -> String {
       do {
         let rows = try PreviousBuild.decode(
-          [Row].self, from: Data(bytes), at: "site/data/" + file, "data",
+          Rows.self, from: Data(bytes), at: "site/data/" + file, "data",
           copyReader ? reader : nil)
         return "\(rows)"
       } catch {

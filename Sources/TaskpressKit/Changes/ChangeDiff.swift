@@ -48,14 +48,14 @@ enum ChangeDiff {
   }
 
   /// The previous build's to-dos, counted.
-  static func counts(_ old: [PreviousBuild.Todo]) -> TodoCounts {
-    TodoCounts(old.lazy.map { (Priority(stored: $0.priority), $0.complete) })
+  static func counts(_ old: PreviousTodos) -> TodoCounts {
+    TodoCounts(old.indices.lazy.map { (Priority(stored: old.priority($0)), old.isComplete($0)) })
   }
 
   /// The changes of the to-dos: `new`'s rows at `positions`, in pk order. A row's text is made
   /// into a `String` only for a change that shows it.
   static func todos(
-    _ old: [PreviousBuild.Todo], _ new: TodoRows, at positions: some Collection<Int>,
+    _ old: PreviousTodos, _ new: TodoRows, at positions: some Collection<Int>,
     labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     var changes: [Change] = []
@@ -65,31 +65,35 @@ enum ChangeDiff {
           source: .todos, change: kind, id: new.pk(position), text: new.text(position),
           from: from, to: to))
     }
+    // The previous rows by their place in `old`: a text is a `String` only where it shows.
     pair(
-      old, \.pk, positions, { new.pk($0) }, inKeyOrder: inKeyOrder,
+      old.indices, { old.pk($0) }, positions, { new.pk($0) }, inKeyOrder: inKeyOrder,
       matched: { was, position in
         let complete = new.isComplete(position)
-        if was.complete != complete { change(complete ? .completed : .reopened, position) }
+        if old.isComplete(was) != complete {
+          change(complete ? .completed : .reopened, position)
+        }
         let priority = new.priority(position)
-        if was.priority != priority.number {
+        if old.priority(was) != priority.number {
           change(
-            .priority, position, from: labels.priority(Priority(stored: was.priority)),
+            .priority, position, from: labels.priority(Priority(stored: old.priority(was))),
             to: labels.priority(priority))
         }
-        if !new.text(at: position, is: was.text) {
-          change(.text, position, from: was.text, to: new.text(position))
+        if !old.withText(was, { new.text(at: position, isUTF8: $0) }) {
+          change(.text, position, from: old.text(was), to: new.text(position))
         }
       },
       added: { change(.added, $0) },
       removed: { was in
-        changes.append(Change(source: .todos, change: .removed, id: was.pk, text: was.text))
+        changes.append(
+          Change(source: .todos, change: .removed, id: old.pk(was), text: old.text(was)))
       })
     return changes
   }
 
   /// The changes of the to-dos `new`, in their order.
   static func todos(
-    _ old: [PreviousBuild.Todo], _ new: [Todo], labels: Labels, inKeyOrder: Bool = true
+    _ old: PreviousTodos, _ new: [Todo], labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     todos(old, TodoRows(new), at: new.indices, labels: labels, inKeyOrder: inKeyOrder)
   }
@@ -162,8 +166,8 @@ enum ChangeDiff {
   /// `inKeyOrder`, when both are in strictly increasing key order (as the data copies and the
   /// plan have them), they are walked side by side instead: no hashing, no dictionary of
   /// 100,000 rows.
-  static func pair<Old, New>(
-    _ old: [Old], _ oldKey: (Old) -> Int64, _ new: some Sequence<New>,
+  static func pair<Old, New, Olds: RandomAccessCollection<Old>>(
+    _ old: Olds, _ oldKey: (Old) -> Int64, _ new: some Sequence<New>,
     _ newKey: (New) -> Int64, inKeyOrder: Bool,
     matched: (Old, New) -> Void, added: (New) -> Void, removed: (Old) -> Void
   ) {
@@ -173,11 +177,11 @@ enum ChangeDiff {
         let key = newKey(row)
         while next < old.endIndex, oldKey(old[next]) < key {
           removed(old[next])
-          next += 1
+          old.formIndex(after: &next)
         }
         if next < old.endIndex, oldKey(old[next]) == key {
           matched(old[next], row)
-          next += 1
+          old.formIndex(after: &next)
         } else {
           added(row)
         }

@@ -11,13 +11,24 @@ import Foundation
 /// accepts, it reads as the decoder does; `PreviousReaderTests` compares the two.
 enum DataCopyReader {
   /// The to-dos of a copy `DataExport.todosJSON` wrote, with or without due dates.
-  static func todos(_ bytes: UnsafeRawBufferPointer) -> [PreviousBuild.Todo]? {
-    try? Cursor.rows(bytes, todo)
+  static func todos(_ bytes: UnsafeRawBufferPointer) -> PreviousTodos? {
+    var todos = PreviousTodos.Builder()
+    var cursor = Cursor(bytes)
+    do {
+      try cursor.forEachRow { row throws(NotWritten) in try todo(&row, into: &todos) }
+    } catch {
+      return nil
+    }
+    return PreviousTodos(todos)
   }
 
   /// The to-dos of such a copy read piece by piece: what `todos(_:)` gives for the whole of it.
-  static func todos(_ pieces: inout Pieces) -> [PreviousBuild.Todo]? {
-    pieces.rows(todo)
+  static func todos(_ pieces: inout Pieces) -> PreviousTodos? {
+    var todos = PreviousTodos.Builder()
+    guard pieces.forEachRow({ row throws(NotWritten) in try todo(&row, into: &todos) }) else {
+      return nil
+    }
+    return PreviousTodos(todos)
   }
 
   /// The possessions of a copy `DataExport.possessionsJSON` wrote.
@@ -44,12 +55,16 @@ enum DataCopyReader {
   private static let possessionKeys = Keys(DataExport.possessionColumns)
   private static let contactKeys = Keys(DataExport.contactColumns)
 
-  private static func todo(_ row: inout Cursor) throws(NotWritten) -> PreviousBuild.Todo {
+  /// Reads a to-do into `todos`. Its text goes there as it is read: a row that is not read
+  /// whole leaves none of the rows read.
+  private static func todo(_ row: inout Cursor, into todos: inout PreviousTodos.Builder)
+    throws(NotWritten)
+  {
     let keys = todoKeys
     try row.key(0, keys)
     let pk = try row.integer()
     try row.key(1, keys)
-    let text = try row.string()
+    let text = try row.textRange()
     try row.key(2, keys)
     let priority = try row.optionalInteger()
     try row.key(3, keys)
@@ -60,7 +75,7 @@ enum DataCopyReader {
     try row.skipString()
     // The due date, when the to-dos have one: not compared.
     if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
-    return PreviousBuild.Todo(pk: pk, text: text, priority: priority, complete: complete)
+    row.withText(text) { todos.append(pk: pk, text: $0, priority: priority, complete: complete) }
   }
 
   private static func possession(_ row: inout Cursor) throws(NotWritten)
@@ -115,6 +130,8 @@ enum DataCopyReader {
     private var index = 0
     /// The bytes of a string with escapes, unescaped.
     private var unescaped: [UInt8] = []
+    /// Those of the last text with escapes `textRange()` read.
+    private var text: [UInt8] = []
 
     init(_ bytes: UnsafeRawBufferPointer) {
       self.bytes = bytes
@@ -133,20 +150,28 @@ enum DataCopyReader {
       throws(NotWritten) -> [Row]
     {
       var rows: [Row] = []
+      try forEachRow { cursor throws(NotWritten) in rows.append(try row(&cursor)) }
+      return rows
+    }
+
+    /// Reads each row of the array of objects that is the whole of `bytes` by `row` (see
+    /// `rows`).
+    mutating func forEachRow(_ row: (inout Cursor) throws(NotWritten) -> Void)
+      throws(NotWritten)
+    {
       try expect("[")
-      if skip("]\n") { return try end(rows) }
+      if skip("]\n") { return try end() }
       try expect("\n  {")
       while true {
-        rows.append(try row(&self))
+        try row(&self)
         try expect("\n  }")
-        if skip("\n]\n") { return try end(rows) }
+        if skip("\n]\n") { return try end() }
         try expect(",\n  {")
       }
     }
 
-    private func end<Row>(_ rows: [Row]) throws(NotWritten) -> [Row] {
+    private func end() throws(NotWritten) {
       guard isAtEnd else { throw NotWritten() }
-      return rows
     }
 
     /// Whether every byte was read.
@@ -225,6 +250,40 @@ enum DataCopyReader {
       try stringBytes { utf8 throws(NotWritten) in
         guard let text = String(validating: utf8, as: UTF8.self) else { throw NotWritten() }
         return text
+      }
+    }
+
+    /// Where the UTF-8 of the string that comes next is, unescaped: in the bytes, when it has
+    /// no escape; else copied aside, until the next text (see `withText`).
+    mutating func textRange() throws(NotWritten) -> TextRange {
+      let first = index + 1
+      var count = 0
+      try stringBytes { utf8 throws(NotWritten) in
+        guard utf8.allSatisfy({ $0 < 0x80 }) || String(validating: utf8, as: UTF8.self) != nil
+        else { throw NotWritten() }
+        count = utf8.count
+      }
+      // An escape is longer than what it stands for: as long as the quoted bytes, none.
+      if index - 1 - first == count { return .inBytes(first, count) }
+      text.removeAll(keepingCapacity: true)
+      text.append(contentsOf: unescaped)
+      return .unescaped
+    }
+
+    enum TextRange {
+      /// The start and count of the bytes.
+      case inBytes(Int, Int)
+      case unescaped
+    }
+
+    /// Hands `body` the UTF-8 of the text at `range`, which `textRange()` gave last.
+    func withText<T>(_ range: TextRange, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+      switch range {
+      case .inBytes(let start, let count):
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<start + count])
+        return body(raw.assumingMemoryBound(to: UInt8.self))
+      case .unescaped:
+        return text.withUnsafeBufferPointer(body)
       }
     }
 
@@ -399,23 +458,29 @@ enum DataCopyReader {
     /// failed.
     mutating func rows<Row>(_ row: (inout Cursor) throws(NotWritten) -> Row) -> [Row]? {
       var rows: [Row] = []
-      guard take("[") else { return nil }
-      if take("]\n") { return atEnd() ? rows : nil }
-      guard take("\n  {") else { return nil }
+      let read = forEachRow { cursor throws(NotWritten) in rows.append(try row(&cursor)) }
+      return read ? rows : nil
+    }
+
+    /// Reads each row of the whole copy by `row` (see `rows`); false when the copy is not in
+    /// the form `DataExport` writes, or a read failed.
+    mutating func forEachRow(_ row: (inout Cursor) throws(NotWritten) -> Void) -> Bool {
+      guard take("[") else { return false }
+      if take("]\n") { return atEnd() }
+      guard take("\n  {") else { return false }
       while true {
-        guard let length = rowLength() else { return nil }
+        guard let length = rowLength() else { return false }
         let first = start
-        let parsed: Row? = buffer.withUnsafeBytes { raw in
+        let parsed: Bool = buffer.withUnsafeBytes { raw in
           var cursor = Cursor(UnsafeRawBufferPointer(rebasing: raw[first..<first + length]))
-          guard let value = try? row(&cursor), cursor.isAtEnd else { return nil }
-          return value
+          guard (try? row(&cursor)) != nil else { return false }
+          return cursor.isAtEnd
         }
-        guard let parsed else { return nil }
-        rows.append(parsed)
+        guard parsed else { return false }
         start += length
-        guard take("\n  }") else { return nil }
-        if take("\n]\n") { return atEnd() ? rows : nil }
-        guard take(",\n  {") else { return nil }
+        guard take("\n  }") else { return false }
+        if take("\n]\n") { return atEnd() }
+        guard take(",\n  {") else { return false }
       }
     }
   }

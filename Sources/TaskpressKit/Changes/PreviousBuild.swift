@@ -25,7 +25,7 @@ struct PreviousBuild: Sendable, Equatable {
     var phone: String?
   }
 
-  var todos: [Todo]?
+  var todos: PreviousTodos?
   /// The to-dos once compared with this build's (`ChangeDiff.comparingTodos`), in place of
   /// their rows.
   var comparedTodos: ComparedTodos?
@@ -76,7 +76,7 @@ struct PreviousBuild: Sendable, Equatable {
       guard let state else { return nil }
       return try decode(type, at: state + "/" + snapshotName(source), "data", reader)
     }
-    previous.todos = try snapshot(.todos, [Todo].self, DataCopyReader.todos)
+    previous.todos = try snapshot(.todos, PreviousTodos.self, DataCopyReader.todos)
     previous.possessions = try snapshot(
       .possessions, [Possession].self, DataCopyReader.possessions)
     previous.contacts = try snapshot(.contacts, [Contact].self, DataCopyReader.contacts)

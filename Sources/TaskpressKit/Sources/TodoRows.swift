@@ -158,19 +158,23 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   /// Whether the text at `position` is `text`, as `String`'s `==` compares (canonical
   /// equivalence): a `String` is made only when their bytes differ and one is not ASCII.
   public func text(at position: Int, is text: String) -> Bool {
-    func compare(_ theirs: UnsafeBufferPointer<UInt8>) -> Bool {
-      texts.withText(position) { ours in
-        if ours.count == theirs.count {
-          guard let start = ours.baseAddress, let other = theirs.baseAddress else { return true }
-          if memcmp(start, other, ours.count) == 0 { return true }
-        }
-        if ours.allSatisfy({ $0 < 0x80 }), theirs.allSatisfy({ $0 < 0x80 }) { return false }
-        return String(decoding: ours, as: UTF8.self) == text
-      }
-    }
+    let compare = { (utf8: UnsafeBufferPointer<UInt8>) in self.text(at: position, isUTF8: utf8) }
     if let done = text.utf8.withContiguousStorageIfAvailable(compare) { return done }
     var copy = text
     return copy.withUTF8(compare)
+  }
+
+  /// Whether the text at `position` is the text whose UTF-8 is `theirs` (valid UTF-8), as
+  /// `text(at:is:)` compares.
+  func text(at position: Int, isUTF8 theirs: UnsafeBufferPointer<UInt8>) -> Bool {
+    texts.withText(position) { ours in
+      if ours.count == theirs.count {
+        guard let start = ours.baseAddress, let other = theirs.baseAddress else { return true }
+        if memcmp(start, other, ours.count) == 0 { return true }
+      }
+      if ours.allSatisfy({ $0 < 0x80 }), theirs.allSatisfy({ $0 < 0x80 }) { return false }
+      return String(decoding: ours, as: UTF8.self) == String(decoding: theirs, as: UTF8.self)
+    }
   }
 
   public func hasDue(_ position: Int) -> Bool { flags[position].contains(.hasDue) }

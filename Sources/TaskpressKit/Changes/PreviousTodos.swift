@@ -1,0 +1,112 @@
+/// The previous build's to-dos, as read back from its data copy, packed: their keys,
+/// priorities and states in arrays, and their texts one after the other (`TodoTexts`).
+///
+/// A `[PreviousBuild.Todo]` made a `String` of each text: a million to-dos were about 100 MB
+/// (a struct of 40 bytes and a text of its own each), held by a rebuild beside this build's
+/// rows; packed, they are about 50 MB, and reading them makes no `String`. Read one at a time
+/// (`subscript`), a to-do is a `PreviousBuild.Todo`.
+struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+  private let pks: [Int64]
+  /// A priority's number; 0 where there is none (`Flags.hasPriority` tells them apart).
+  private let priorities: [Int64]
+  private let flags: [Flags]
+  private let texts: TodoTexts
+
+  fileprivate struct Flags: OptionSet, Sendable, Equatable {
+    let rawValue: UInt8
+    static let complete = Flags(rawValue: 1)
+    static let hasPriority = Flags(rawValue: 2)
+  }
+
+  /// To-dos as they are read, one after another.
+  struct Builder {
+    fileprivate var pks: [Int64] = []
+    fileprivate var priorities: [Int64] = []
+    fileprivate var flags: [Flags] = []
+    fileprivate var texts = TodoTexts.Builder()
+
+    /// Adds a to-do, whose text's UTF-8 is `text`.
+    mutating func append(
+      pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool
+    ) {
+      pks.append(pk)
+      priorities.append(priority ?? 0)
+      flags.append(
+        Flags(rawValue: (complete ? 1 : 0) | (priority == nil ? 0 : Flags.hasPriority.rawValue)))
+      texts.append(text)
+    }
+  }
+
+  init(_ builder: consuming Builder) {
+    let builder = builder
+    pks = builder.pks
+    priorities = builder.priorities
+    flags = builder.flags
+    texts = TodoTexts(builder.texts)
+  }
+
+  init(_ todos: some Sequence<PreviousBuild.Todo>) {
+    var builder = Builder()
+    for todo in todos {
+      var text = todo.text
+      text.withUTF8 {
+        builder.append(pk: todo.pk, text: $0, priority: todo.priority, complete: todo.complete)
+      }
+    }
+    self.init(builder)
+  }
+
+  init(arrayLiteral todos: PreviousBuild.Todo...) {
+    self.init(todos)
+  }
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { pks.count }
+
+  /// The to-do at `position`, made now (its text as a `String`).
+  subscript(position: Int) -> PreviousBuild.Todo {
+    PreviousBuild.Todo(
+      pk: pks[position], text: text(position), priority: priority(position),
+      complete: isComplete(position))
+  }
+
+  func pk(_ position: Int) -> Int64 { pks[position] }
+
+  func priority(_ position: Int) -> Int64? {
+    flags[position].contains(.hasPriority) ? priorities[position] : nil
+  }
+
+  func isComplete(_ position: Int) -> Bool { flags[position].contains(.complete) }
+
+  /// The text at `position`, as a `String`.
+  func text(_ position: Int) -> String {
+    texts.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Hands the UTF-8 text of the to-do at `position` to `body`.
+  func withText<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
+    -> R
+  {
+    try texts.withText(position, body)
+  }
+
+  static func == (a: PreviousTodos, b: PreviousTodos) -> Bool {
+    a.pks == b.pks && a.priorities == b.priorities && a.flags == b.flags
+      && a.indices.allSatisfy { position in
+        a.withText(position) { ours in b.withText(position) { ours.elementsEqual($0) } }
+      }
+  }
+}
+
+extension PreviousTodos: CustomStringConvertible {
+  /// As the `[PreviousBuild.Todo]` of the same to-dos describes itself.
+  var description: String { "\(Array(self))" }
+}
+
+extension PreviousTodos: Decodable {
+  /// Decodes them as the `[PreviousBuild.Todo]` they are written as: the same errors, at the
+  /// same places.
+  init(from decoder: any Decoder) throws {
+    self.init(try [PreviousBuild.Todo](from: decoder))
+  }
+}
