@@ -48,8 +48,7 @@ public final class ContactSource {
     let idName = mapping.column("id")
     var reader = RowReader(file: path)
     var contacts: [Contact] = []
-    // A damaged b-tree can return a row twice, anywhere in the scan.
-    var seen = Set<Int64>()
+    var seen = SeenKeys()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
@@ -57,7 +56,7 @@ public final class ContactSource {
       else { return }
       // Made only for a warning: most rows have none.
       func location() -> String { "\(table) \(idName)=\(id)" }
-      guard seen.insert(id).inserted else {
+      guard seen.insert(id, taken: { contacts.map(\.id) }) else {
         reader.warn(location(), "\(idName) \(id) is used by more than one row; row skipped")
         return
       }

@@ -93,8 +93,7 @@ public final class PossessionSource {
     let idName = mapping.column("id")
     var reader = RowReader(file: path)
     var possessions: [Possession] = []
-    // A damaged b-tree can return a row twice, anywhere in the scan.
-    var seen = Set<Int64>()
+    var seen = SeenKeys()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
@@ -107,7 +106,7 @@ public final class PossessionSource {
       else { return }
       // Made only for a warning: most rows have none.
       func location() -> String { "\(table) \(idName)=\(id)" }
-      guard seen.insert(id).inserted else {
+      guard seen.insert(id, taken: { possessions.map(\.id) }) else {
         reader.warn(location(), "\(idName) \(id) is used by more than one row; row skipped")
         return
       }

@@ -79,7 +79,7 @@ public final class TodoRows: RandomAccessCollection, Sendable {
 
   /// To-dos as they are read, one after another.
   struct Builder {
-    fileprivate var pks: [Int64] = []
+    fileprivate(set) var pks: [Int64] = []
     fileprivate var priorityNumbers: [Int64] = []
     fileprivate var flags: [Flags] = []
     fileprivate var texts = TodoTexts.Builder()

@@ -78,8 +78,7 @@ public final class TodoSource {
     let tableLabel = tableLabel
     var reader = RowReader(file: path)
     var todos = TodoRows.Builder()
-    // A damaged b-tree can return a row twice, anywhere in the scan.
-    var seen = Set<Int64>()
+    var seen = SeenKeys()
     var ordinal = 0
     try source.forEachRow(sql) { row in
       ordinal += 1
@@ -89,7 +88,7 @@ public final class TodoSource {
       else { return }
       // Made only for a warning: most rows have none.
       func location() -> String { "\(tableLabel) \(pkName)=\(pk)" }
-      guard seen.insert(pk).inserted else {
+      guard seen.insert(pk, taken: { todos.pks }) else {
         reader.warn(location(), "\(pkName) \(pk) is used by more than one row; row skipped")
         return
       }
