@@ -109,14 +109,25 @@ import Testing
     cold.renderPaths = RenderPaths.all.subtracting(.incremental)
     _ = try build(cold)
 
-    let incremental = Tree.contents(inputs.options.output)
-    let expected = Tree.contents(cold.output)
-    let differences = DeterminismTests.differences(expected, incremental)
+    expectSameTrees(
+      cold.output, inputs.options.output, "\(name): the rebuild differs from a cold build")
+    return (first, rebuild)
+  }
+
+  /// Expects the tree of the folder `actual` to be that of `expected`, byte for byte; `what`
+  /// begins the message naming the files that differ. Returns the tree of `actual`.
+  @discardableResult
+  static func expectSameTrees(
+    _ expected: String, _ actual: String, _ what: String
+  ) -> [String: [UInt8]] {
+    let actualTree = Tree.contents(actual)
+    let expectedTree = Tree.contents(expected)
+    let differences = DeterminismTests.differences(expectedTree, actualTree)
     #expect(
       differences.isEmpty,
-      "\(name): the rebuild differs from a cold build in \(differences.count) files: \(differences.prefix(8)) \(DifferentialTests.firstDifference(expected, incremental, differences.first))"
+      "\(what) in \(differences.count) files: \(differences.prefix(8)) \(DifferentialTests.firstDifference(expectedTree, actualTree, differences.first))"
     )
-    return (first, rebuild)
+    return actualTree
   }
 
   /// What every rebuild renders: the pages without a fingerprint (a contact's change shows
