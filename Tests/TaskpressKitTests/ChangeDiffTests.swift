@@ -102,6 +102,54 @@ import Testing
       ])
   }
 
+  @Test("to-dos are counted as a dictionary of every priority counts them")
+  func counts() {
+    var generator = SplitMix(state: 7)
+    let priorities: [Priority] = [.high, .medium, .low, .none, .other(0), .other(-4), .other(9)]
+    for round in 0..<200 {
+      let todos = (0..<Int(generator.next() % 50)).map { _ in
+        (
+          priority: priorities[Int(generator.next() % UInt64(round % 7 + 1))],
+          complete: generator.next() % 3 == 0
+        )
+      }
+      var plain: [Priority: (open: Int, complete: Int)] = [:]
+      for todo in todos {
+        plain[todo.priority, default: (0, 0)].open += todo.complete ? 0 : 1
+        plain[todo.priority, default: (0, 0)].complete += todo.complete ? 1 : 0
+      }
+      let counted = TodoCounts(todos)
+      #expect(
+        counted.byPriority.map { [$0.priority ?? 99, Int64($0.open), Int64($0.complete)] }
+          == plain.keys.sorted().map { key in
+            [key.number ?? 99, Int64(plain[key]?.open ?? 0), Int64(plain[key]?.complete ?? 0)]
+          }, "round \(round)")
+      #expect(counted.total == todos.count)
+      #expect(counted.complete == todos.filter(\.complete).count)
+      #expect(counted.open + counted.complete == counted.total)
+    }
+  }
+
+  @Test("a plan finds a to-do by pk as a look at every to-do does, given in pk order or not")
+  func hasTodo() {
+    var generator = SplitMix(state: 8)
+    for round in 0..<100 {
+      var keys = Array(
+        Set(
+          (0..<Int(generator.next() % 30)).map { _ in
+            Int64(generator.next() % 60) - 10
+          }))
+      if round % 2 == 0 { keys.sort() }
+      var data = SiteData()
+      data.todos = keys.map { Todo(pk: $0, text: "t", priority: .low, complete: false) }
+      data.hasTodos = true
+      let plan = SitePlan(data: data, pageSize: 10, routes: Routes(prettyURLs: false))
+      for pk in Int64(-12)...Int64(52) {
+        #expect(plan.hasTodo(pk: pk) == keys.contains(pk), "round \(round), pk \(pk)")
+      }
+    }
+  }
+
   @Test(
     "a text compared from the packed rows changes as String's == says: é composed or not is no change"
   )

@@ -109,18 +109,27 @@ struct TodoCounts: Codable, Sendable, Equatable {
   }
 
   init(_ todos: some Collection<(priority: Priority, complete: Bool)>) {
-    var counts: [Priority: (open: Int, complete: Int)] = [:]
+    // High, Medium, Low and none counted by rank, other numbers by number: a million to-dos
+    // are not a million lookups by hash.
+    var ranked = Array(repeating: (open: 0, complete: 0), count: 5)
+    var others: [Int64: (open: Int, complete: Int)] = [:]
     for todo in todos {
-      counts[todo.priority, default: (0, 0)].open += todo.complete ? 0 : 1
-      counts[todo.priority, default: (0, 0)].complete += todo.complete ? 1 : 0
+      if case .other(let number) = todo.priority {
+        others[number, default: (0, 0)].open += todo.complete ? 0 : 1
+        others[number, default: (0, 0)].complete += todo.complete ? 1 : 0
+      } else {
+        ranked[todo.priority.rank].open += todo.complete ? 0 : 1
+        ranked[todo.priority.rank].complete += todo.complete ? 1 : 0
+      }
     }
     total = todos.count
-    complete = counts.values.reduce(0) { $0 + $1.complete }
+    var counts = [Priority.high, .medium, .low, .none].map { ($0, ranked[$0.rank]) }
+    counts += others.map { (Priority.other($0.key), $0.value) }
+    let present = counts.filter { $0.1.open + $0.1.complete > 0 }.sorted { $0.0 < $1.0 }
+    complete = present.reduce(0) { $0 + $1.1.complete }
     open = total - complete
-    byPriority = counts.keys.sorted().compactMap { priority in
-      counts[priority].map {
-        PriorityCounts(priority: priority.number, open: $0.open, complete: $0.complete)
-      }
+    byPriority = present.map {
+      PriorityCounts(priority: $0.0.number, open: $0.1.open, complete: $0.1.complete)
     }
   }
 }

@@ -92,6 +92,21 @@ struct SitePlan: Sendable {
   /// The positions in `todos` in pk order, when the to-dos were given in pk order (as
   /// `TodoSource` reads them): 4 bytes a row instead of a second array of them.
   private let pkOrder: [Int32]?
+
+  /// Whether a to-do with `pk` is in the plan: a binary search of the pk order, or a look at
+  /// every to-do when they were not given in that order.
+  func hasTodo(pk: Int64) -> Bool {
+    guard let pkOrder else { return todos.indices.contains { todos.pk($0) == pk } }
+    var low = 0
+    var high = pkOrder.count
+    while low < high {
+      let middle = (low + high) / 2
+      let found = todos.pk(Int(pkOrder[middle]))
+      if found == pk { return true }
+      if found < pk { low = middle + 1 } else { high = middle }
+    }
+    return false
+  }
   /// How many to-dos are complete.
   let completeCount: Int
   /// Possessions by id.
