@@ -51,7 +51,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// every photo is read, named by its content and published again.
   public static let recordedPhotos = RenderPaths(rawValue: 1 << 10)
   /// A rebuild compares the previous build's to-dos with this build's as soon as they are
-  /// planned, and lets go of the previous rows before the pages are staged
+  /// read, and lets go of the previous rows before the plan and the pages are made
   /// (`ChangeDiff.comparingTodos`); off, they are compared with the other sources after the
   /// pages.
   public static let earlyTodoDiff = RenderPaths(rawValue: 1 << 11)

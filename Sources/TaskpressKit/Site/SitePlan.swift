@@ -107,6 +107,7 @@ struct SitePlan: Sendable {
     }
     return false
   }
+
   /// How many to-dos are complete.
   let completeCount: Int
   /// Possessions by id.
