@@ -83,11 +83,26 @@ import Testing
     try FileManager.default.copyItem(atPath: from, toPath: to)
   }
 
+  /// Copies the folder `from` to `to` as `cp -a` does: the files' modification times too, so
+  /// that a copy of a site and its state folder is a site its next build finds intact.
+  static func copyKeepingTimes(_ from: String, _ to: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/cp")
+    process.arguments = ["-a", from, to]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "cp -a \(from) \(to)")
+  }
+
   /// Builds the inputs, keeps a copy of that site, applies `change`, then rebuilds the site in
   /// place (incrementally) and builds the changed inputs cold into a new folder, comparing
   /// with the copy (`--previous`), as the incremental build compares with the site it
   /// replaces. Expects the two sites to be the same, byte for byte; returns the summaries of the
   /// first build and the rebuild. `setUp` changes the inputs before the first build.
+  ///
+  /// The changed site is also copied as it stands, with its state folder, and rebuilt there
+  /// without `RenderPaths.carryOver` (each kept page kept on its own): that twin must give the
+  /// same bytes and the same summary.
   @discardableResult
   static func expectSameAsCold(
     _ name: String, setUp: (inout Inputs) throws -> Void = { _ in },
@@ -101,8 +116,24 @@ import Testing
     try copy(folder.sub("site"), folder.sub("before"))
     try copy(folder.sub(".site.taskpress"), folder.sub(".before.taskpress"))
     try change(&inputs)
+    try copyKeepingTimes(folder.sub("site"), folder.sub("twin"))
+    try copyKeepingTimes(folder.sub(".site.taskpress"), folder.sub(".twin.taskpress"))
 
     let rebuild = try build(inputs.options)
+    var twin = inputs.options
+    twin.output = folder.sub("twin")
+    twin.renderPaths = inputs.options.renderPaths.subtracting(.carryOver)
+    let twinRebuild = try build(twin)
+    expectSameTrees(
+      twin.output, inputs.options.output,
+      "\(name): the rebuild differs from one that keeps each page on its own")
+    func counts(_ summary: BuildSummary) -> [Int] {
+      [summary.written, summary.unchanged, summary.removed, summary.rendered]
+    }
+    #expect(
+      counts(rebuild) == counts(twinRebuild), "\(name): written, unchanged, removed, rendered")
+    #expect(rebuild.writtenPaths == twinRebuild.writtenPaths, "\(name)")
+    #expect(rebuild.removedPaths == twinRebuild.removedPaths, "\(name)")
     var cold = inputs.options
     cold.output = folder.sub("cold")
     cold.previous = folder.sub("before")

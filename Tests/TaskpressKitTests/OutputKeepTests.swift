@@ -100,6 +100,120 @@ import Testing
     #expect(readFile(root + "/todos/1.html") == Array("one".utf8))
   }
 
+  // MARK: - Carrying files over (`carryOver(where:)`)
+
+  /// The manifest of `root` without its modification times: each file's hash, size and path,
+  /// and the folders.
+  func manifestWithoutTimes(_ root: String) throws -> [String] {
+    let text = String(
+      decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
+    return text.split(separator: "\n").dropFirst().map { line in
+      guard !line.hasPrefix("folder ") else { return String(line) }
+      let fields = line.split(separator: " ", maxSplits: 3)
+      return [fields[0], fields[1], fields[3]].joined(separator: " ")
+    }
+  }
+
+  /// A previous site with files on both sides of the ones a rebuild adds, and in a folder of
+  /// its own.
+  let wideSite = [
+    "a.html": "a", "index.html": "home", "todos/1.html": "one", "todos/2.html": "two",
+    "todos/3.html": "three", "zz/x.html": "x", "zz/y.html": "y",
+  ]
+
+  @Test(
+    "carried files stay untouched, the rest of the previous build goes, as when each is kept")
+  func carriesOver() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let carriedRoot = tmp.sub("carried")
+    let keptRoot = tmp.sub("kept")
+    try build(carriedRoot, wideSite)
+    try build(keptRoot, wideSite)
+    let before = try #require(FileSystem.statNoFollow(AT_FDCWD, carriedRoot + "/zz/x.html"))
+    let carriedPaths: Set<String> = ["a.html", "index.html", "todos/1.html", "zz/x.html"]
+    let added = ["index.html": "new home", "todos/2.html": "two", "todos/4.html": "four"]
+
+    let writer = try OutputWriter(root: carriedRoot)
+    #expect(writer.previousFilesChanged() == [])
+    // index.html is both added and carried: added wins.
+    writer.carryOver { carriedPaths.contains(String(decoding: $0, as: UTF8.self)) }
+    for (path, text) in added { try writer.add(path, bytes: Array(text.utf8)) }
+    let carried = try writer.commit()
+
+    let (kept, wasKept) = try rebuild(
+      keptRoot, keeping: ["a.html", "todos/1.html", "zz/x.html"], adding: added)
+    #expect(wasKept == [true, true, true])
+
+    #expect(carried == kept)
+    #expect(carried.writtenPaths == ["index.html", "todos/4.html"])
+    #expect(carried.unchanged == 4)
+    #expect(carried.removedPaths == ["todos/3.html", "zz/y.html"])
+    var expected = wideSite
+    for path in ["todos/3.html", "zz/y.html"] { expected[path] = nil }
+    for (path, text) in added { expected[path] = text }
+    #expect(Tree.contents(carriedRoot) == expected.mapValues { Array($0.utf8) })
+    #expect(try manifestPaths(carriedRoot) == expected.keys.sorted())
+    #expect(try manifestWithoutTimes(carriedRoot) == manifestWithoutTimes(keptRoot))
+    let after = try #require(FileSystem.statNoFollow(AT_FDCWD, carriedRoot + "/zz/x.html"))
+    #expect(after.st_ino == before.st_ino)
+    #expect(after.modificationNanoseconds == before.modificationNanoseconds)
+
+    // The next build finds the carried files as the manifest says: all intact.
+    #expect(try OutputWriter(root: carriedRoot).previousFilesChanged() == [])
+  }
+
+  @Test("a rebuild that carries every file it does not write changes nothing else")
+  func carriesAll() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, wideSite)
+    let manifest = try manifestWithoutTimes(root)
+    let writer = try OutputWriter(root: root)
+    writer.carryOver { _ in true }
+    try writer.add("todos/2.html", bytes: Array("two".utf8))
+    let summary = try writer.commit()
+    #expect(summary.written == 0)
+    #expect(summary.unchanged == wideSite.count)
+    #expect(summary.removed == 0)
+    #expect(Tree.contents(root) == wideSite.mapValues { Array($0.utf8) })
+    #expect(try manifestWithoutTimes(root) == manifest)
+  }
+
+  @Test("the files changed since the last build are those edited, deleted or made links")
+  func changedFiles() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, wideSite)
+    try writeFile(root + "/todos/1.html", "edited")
+    try FileManager.default.removeItem(atPath: root + "/zz/x.html")
+    try FileManager.default.removeItem(atPath: root + "/a.html")
+    try FileManager.default.createSymbolicLink(atPath: root + "/a.html", withDestinationPath: "x")
+    let writer = try OutputWriter(root: root)
+    #expect(writer.previousFilesChanged().sorted() == ["a.html", "todos/1.html", "zz/x.html"])
+    #expect(!writer.previousFilesAreIntact())
+    writer.abort()
+  }
+
+  @Test("after an interrupted commit no file is trusted, and none is carried over")
+  func carriesNothingWhileRepairing() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    try writeFile(stateFolder(root) + "/commit-in-progress", "taskpress\n")
+    let writer = try OutputWriter(root: root)
+    #expect(writer.repairing)
+    #expect(writer.previousFilesChanged().sorted() == site.keys.sorted())
+    writer.carryOver { _ in true }
+    try writer.add("index.html", bytes: Array("home".utf8))
+    let summary = try writer.commit()
+    #expect(summary.removedPaths == ["todos/1.html", "todos/2.html", "todos/3.html"])
+    #expect(Tree.contents(root) == ["index.html": Array("home".utf8)])
+  }
+
   @Test("whenLocked runs once the folder is locked, and not when another build holds it")
   func whenLocked() throws {
     let tmp = try TemporaryFolder()

@@ -66,7 +66,9 @@ struct PageFingerprints: Sendable {
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)
-    common.add(options.renderPaths.rawValue)
+    // Without `carryOver`, which decides how kept files are kept, not any page's bytes: a site
+    // can be rebuilt with it or without it as the same site (`IncrementalTests` does both).
+    common.add(options.renderPaths.subtracting(.carryOver).rawValue)
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)
@@ -284,18 +286,31 @@ struct FingerprintRecord: Sendable, Equatable {
     return hasher.value
   }
 
+  /// The key of the file whose path's UTF-8 bytes are `path`: `key(_:)` of that path.
+  static func key(bytes path: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hasher = FingerprintHasher()
+    hasher.add(UnsafeRawBufferPointer(path))
+    return hasher.value
+  }
+
   /// The recorded fingerprint of `file`.
   subscript(file: String) -> UInt64? { self[key: Self.key(file)] }
 
   /// The recorded fingerprint of the file whose `key(_:)` is `key`.
   subscript(key key: UInt64) -> UInt64? {
+    let low = Self.lowerBound(of: key, in: keys)
+    return low < keys.count && keys[low] == key ? values[low] : nil
+  }
+
+  /// The position in `keys` (sorted) of the first that is not below `key`: a binary search.
+  static func lowerBound(of key: UInt64, in keys: [UInt64]) -> Int {
     var low = 0
     var high = keys.count
     while low < high {
       let middle = (low + high) / 2
       if keys[middle] < key { low = middle + 1 } else { high = middle }
     }
-    return low < keys.count && keys[low] == key ? values[low] : nil
+    return low
   }
 
   var count: Int { keys.count }

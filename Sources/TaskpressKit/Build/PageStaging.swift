@@ -27,8 +27,11 @@ extension Build {
   /// Stages every page and the data copies on `jobs` threads.
   ///
   /// With `recorded` (the fingerprints of the build that wrote the site) a page whose
-  /// fingerprint is the recorded one is not rendered: its file is kept as it is
-  /// (`OutputWriter.keep`), unless it is no longer the file that build wrote.
+  /// fingerprint is the recorded one is not rendered: its file is kept as it is, unless it is no
+  /// longer the file that build wrote. With `RenderPaths.carryOver` the files of the last build
+  /// are checked first, all at once (`OutputWriter.previousFilesChanged()`), and the pages kept
+  /// are left to the writer as a whole (`OutputWriter.carryOver(where:)`); without it, each
+  /// page's file is checked and kept on its own (`OutputWriter.keep`).
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
@@ -77,17 +80,25 @@ extension Build {
       try [renderer]
       + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
-    let collected = Mutex<(fingerprints: [(key: UInt64, value: UInt64)], rendered: Int)>(([], 0))
+    // The keys of the files of the last build that are not as it left them (usually none):
+    // their pages are rendered, whatever their fingerprints.
+    let carries = recorded != nil && renderer.paths.contains(.carryOver)
+    let changedFiles = carries ? Set(writer.previousFilesChanged().map(FingerprintRecord.key)) : []
+    let collected = Mutex<
+      (fingerprints: [(key: UInt64, value: UInt64)], carried: [UInt64], rendered: Int)
+    >(([], [], 0))
     // Room for every page's fingerprint: the whole does not grow by copying itself.
     collected.withLock { $0.fingerprints.reserveCapacity(pages.count) }
     // Each thread's fingerprints go there batch by batch, not all at its end: the whole and
     // each thread's part (16 MB for a million pages) are not both held at once.
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var fingerprinted: [(key: UInt64, value: UInt64)] = []
+      var carried: [UInt64] = []
       var rendered = 0
       defer {
         collected.withLock {
           $0.fingerprints += fingerprinted
+          $0.carried += carried
           $0.rendered += rendered
         }
       }
@@ -162,6 +173,7 @@ extension Build {
             var files = batch.map { plan.file(of: $0) }
             // The pages whose inputs are those of the file on disk are kept, not rendered.
             var unchanged: [Int] = []
+            var keptOffsets = Set<Int>()
             for (offset, (page, file)) in zip(batch, files).enumerated() {
               guard
                 let fingerprint = fingerprints.fingerprint(
@@ -169,7 +181,13 @@ extension Build {
               else { continue }
               let key = FingerprintRecord.key(file)
               fingerprinted.append((key, fingerprint))
-              if let recorded, recorded[key: key] == fingerprint { unchanged.append(offset) }
+              guard let recorded, recorded[key: key] == fingerprint else { continue }
+              if !carries {
+                unchanged.append(offset)
+              } else if !changedFiles.contains(key) {
+                carried.append(key)
+                keptOffsets.insert(offset)
+              }
             }
             if !fingerprinted.isEmpty {
               collected.withLock { $0.fingerprints += fingerprinted }
@@ -177,7 +195,9 @@ extension Build {
             }
             if !unchanged.isEmpty {
               let kept = try writer.keep(unchanged.map { files[$0] })
-              let keptOffsets = Set(zip(unchanged, kept).filter(\.1).map(\.0))
+              keptOffsets.formUnion(zip(unchanged, kept).filter(\.1).map(\.0))
+            }
+            if !keptOffsets.isEmpty {
               batch = batch.indices.filter { !keptOffsets.contains($0) }.map { batch[$0] }
               files = files.indices.filter { !keptOffsets.contains($0) }.map { files[$0] }
             }
@@ -214,7 +234,18 @@ extension Build {
     if interrupt.isSet {
       throw OutputError(path: writer.root, reason: OutputError.interrupted)
     }
-    let (fingerprinted, rendered) = collected.withLock { ($0.fingerprints, $0.rendered) }
+    let (fingerprinted, carried, rendered) = collected.withLock {
+      ($0.fingerprints, $0.carried, $0.rendered)
+    }
+    if carries {
+      // The files of the pages kept, found by their keys (sorted, a binary search each).
+      let keys = carried.sorted()
+      writer.carryOver { path in
+        let key = FingerprintRecord.key(bytes: path)
+        let position = FingerprintRecord.lowerBound(of: key, in: keys)
+        return position < keys.count && keys[position] == key
+      }
+    }
     return StagedPages(
       photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered)
   }

@@ -46,6 +46,13 @@ extension Manifest {
       }
     }
 
+    /// The number of the file whose path's UTF-8 bytes are `bytes`, or nil.
+    func number(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+      guard !isEmpty else { return nil }
+      let slot = slots[position(of: bytes, hash: Self.hash(bytes))]
+      return slot == 0 ? nil : HashSlots.number(slot)
+    }
+
     /// Files `entry` under `path`, in place of the entry the path had.
     mutating func insert(_ path: String, _ entry: Entry) {
       var path = path

@@ -20,7 +20,8 @@ extension OutputWriter {
           path: displayRoot, reason: "commit() was called while files were still being added")
       }
       let taken = Taken(
-        records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots)
+        records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots,
+        carried: s.carried)
       // Moved out, not shared: let go of when the commit returns (a million files' records
       // and path table are about 80 MB), where the state would keep them until the writer goes.
       s.records = RecordTable()
@@ -61,6 +62,7 @@ extension OutputWriter {
     var paths: PathTable
     var plans: [FolderPlan]
     var shadowRoots: [(root: String, name: String)]
+    var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
   }
 
   private func publish(_ taken: Taken) throws -> OutputSummary {
@@ -96,16 +98,26 @@ extension OutputWriter {
         }
       }
     }
-    let stale = staleFiles(files, kept: keptCount, taken)
-    /// Streams the manifest of `files` and `folders` to a file descriptor.
+    // The files of the previous build that this one carries over without having added them
+    // (`carryOver(where:)`), and those it removes.
+    let carried: [Int32]
+    let stale: [String]
+    if taken.carried != nil {
+      let found = carriedAndStale(taken)
+      carried = found.carried
+      stale = OutputPath.sorted(found.stale.map { previous.files.path(Int($0)) })
+    } else {
+      carried = []
+      stale = staleFiles(files, kept: keptCount, taken)
+    }
+    let listed = ListedFiles(
+      added: files, carried: carried, records: records, previous: previous.files)
+    /// Streams the manifest of `listed` and `folders` to a file descriptor.
     func manifest(_ folders: Set<String>) -> (Int32) throws(SystemError) -> ContentHash {
       { fd throws(SystemError) in
         try Manifest.write(
-          count: files.count,
-          file: { position, body in
-            let index = Int(files[position])
-            records.withPath(index) { body($0, records.entry(index)) }
-          }, folders: OutputPath.sorted(folders), to: fd)
+          count: listed.count, file: { position, body in listed.withFile(position, body) },
+          folders: OutputPath.sorted(folders), to: fd)
       }
     }
 
@@ -113,6 +125,12 @@ extension OutputWriter {
     var needed = Set<String>()
     for (number, plan) in plans.enumerated() where usedPlans[number] {
       var folder = plan.path
+      while !folder.isEmpty, needed.insert(folder).inserted {
+        folder = OutputPath.split(folder).folder
+      }
+    }
+    for folder in listed.carriedFolders() {
+      var folder = folder
       while !folder.isEmpty, needed.insert(folder).inserted {
         folder = OutputPath.split(folder).folder
       }
@@ -131,7 +149,7 @@ extension OutputWriter {
     writtenPaths.reserveCapacity(written.count, bytes: writtenBytes)
     for number in written { records.withPath(Int(number)) { writtenPaths.append(utf8: $0) } }
     var summary = OutputSummary(
-      written: written.count, unchanged: unchanged, removed: 0, repaired: repairing,
+      written: written.count, unchanged: unchanged + carried.count, removed: 0, repaired: repairing,
       writtenPaths: writtenPaths, removedPaths: [], warnings: [])
 
     if written.isEmpty && stale.isEmpty && !repairing {
@@ -141,7 +159,7 @@ extension OutputWriter {
         folders.remove(folder)
       }
       let same =
-        folders == previous.folders && files.count == previous.files.count
+        folders == previous.folders && listed.count == previous.files.count
         && files.allSatisfy {
           previous.files[records.path(Int($0))] == records.entry(Int($0))
         }
@@ -254,7 +272,10 @@ extension OutputWriter {
       manifestHash = pendingHash
     } else {
       // Rare (a stale file could not be removed): the manifest made in memory, as it was.
-      let all = files.map { (path: records.path(Int($0)), entry: records.entry(Int($0))) } + kept
+      let all =
+        (0..<listed.count).map { position in
+          listed.withFile(position) { (path: String(decoding: $0, as: UTF8.self), entry: $1) }
+        } + kept
       let sorted = OutputPath.byteOrder(all.count) { all[$0].path }.map { all[$0] }
       let text = Manifest.text(files: sorted, folders: OutputPath.sorted(folders))
       try Self.writeManifest(text, stateFD, statePath)

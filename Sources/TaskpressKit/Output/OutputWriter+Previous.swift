@@ -10,28 +10,7 @@ extension OutputWriter {
   /// (not a link) with the recorded size and modification time. One `stat` per file, no reads.
   public func previousFilesAreIntact() -> Bool {
     guard !repairing, !previous.files.isEmpty else { return false }
-    let rootFD: Int32? = state.withLock { state in
-      if case .open(let fd) = state.folders[""] { return fd }
-      return nil
-    }
-    guard let rootFD else { return false }
-    // Two threads for a large site: the `stat`s are most of a rebuild with nothing changed.
-    let files = previous.files
-    let threads = files.count >= 4096 ? 2 : 1
-    let intact = Atomic<Int>(0)
-    DispatchQueue.concurrentPerform(iterations: threads) { part in
-      let range = (files.count * part / threads)..<(files.count * (part + 1) / threads)
-      for index in range {
-        var info = stat()
-        let entry = files.entry(index)
-        guard files.withCPath(index, { fstatat(rootFD, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
-          info.isRegularFile, Int(info.st_size) == entry.size,
-          info.modificationNanoseconds == entry.modified
-        else { return }
-      }
-      intact.add(1, ordering: .relaxed)
-    }
-    return intact.load(ordering: .relaxed) == threads
+    return previousFiles(notAsLeft: .first).isEmpty
   }
 
   /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when

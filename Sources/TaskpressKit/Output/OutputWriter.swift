@@ -140,6 +140,9 @@ public final class OutputWriter: @unchecked Sendable {
     /// The hash of the manifest the commit left (written or kept), once it has finished:
     /// `recordInputs` ties its record to it without reading the manifest back.
     var committedManifestHash: ContentHash?
+    /// Which files of the previous manifest the commit keeps without their having been added
+    /// (`carryOver(where:)`); nil when none.
+    var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).

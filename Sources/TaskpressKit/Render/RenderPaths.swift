@@ -55,11 +55,16 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// (`ChangeDiff.comparingTodos`); off, they are compared with the other sources after the
   /// pages.
   public static let earlyTodoDiff = RenderPaths(rawValue: 1 << 11)
+  /// An incremental rebuild leaves the pages it does not render to the writer as a whole
+  /// (`OutputWriter.carryOver(where:)`), after one `stat` of every file of the last build
+  /// (`OutputWriter.previousFilesChanged()`); off, it keeps each page's file on its own
+  /// (`OutputWriter.keep(_:)`), with a claim and a `stat` each.
+  public static let carryOver = RenderPaths(rawValue: 1 << 12)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
-    .earlyTodoDiff,
+    .earlyTodoDiff, .carryOver,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -71,6 +76,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
+    ("carry-over", .carryOver),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
