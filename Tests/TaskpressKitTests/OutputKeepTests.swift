@@ -197,6 +197,26 @@ import Testing
     writer.abort()
   }
 
+  @Test("a commit that would carry fewer files than expected fails and changes nothing")
+  func carriesFewerThanExpected() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, site)
+    let writer = try OutputWriter(root: root)
+    // todos/9.html is not a file of the last build.
+    let carried: Set<String> = ["todos/1.html", "todos/2.html", "todos/9.html"]
+    writer.carryOver(count: carried.count) {
+      carried.contains(String(decoding: $0, as: UTF8.self))
+    }
+    try writer.add("index.html", bytes: Array("new home".utf8))
+    let error = outputError { _ = try writer.commit() }
+    #expect(
+      error?.reason.contains("names 2 of the 3 kept files") == true, "\(String(describing: error))")
+    #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
+    #expect(try OutputWriter(root: root).previousFilesChanged() == [])
+  }
+
   @Test("after an interrupted commit no file is trusted, and none is carried over")
   func carriesNothingWhileRepairing() throws {
     let tmp = try TemporaryFolder()

@@ -240,7 +240,7 @@ extension Build {
     if carries {
       // The files of the pages kept, found by their keys (sorted, a binary search each).
       let keys = carried.sorted()
-      writer.carryOver { path in
+      writer.carryOver(count: keys.count) { path in
         let key = FingerprintRecord.key(bytes: path)
         let position = FingerprintRecord.lowerBound(of: key, in: keys)
         return position < keys.count && keys[position] == key

@@ -24,9 +24,18 @@ extension OutputWriter {
   /// previous build left it (`previousFilesChanged()`): the writer does not look at them again.
   /// Nothing is carried over while repairing. Call it before `commit()`; a later call replaces
   /// an earlier one.
-  public func carryOver(where carried: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool) {
+  ///
+  /// With `count`, the number of files `carried` is true of, the commit checks that it carries
+  /// that many, and otherwise fails before anything changes (a file the caller did not add is
+  /// not the last build's: the site would lack it).
+  public func carryOver(
+    count: Int? = nil, where carried: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool
+  ) {
     guard !repairing else { return }
-    state.withLock { $0.carried = carried }
+    state.withLock {
+      $0.carried = carried
+      $0.carriedCount = count
+    }
   }
 
   /// How far `previousFiles(notAsLeft:)` looks.

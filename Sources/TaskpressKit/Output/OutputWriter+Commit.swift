@@ -21,7 +21,7 @@ extension OutputWriter {
       }
       let taken = Taken(
         records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots,
-        carried: s.carried)
+        carried: s.carried, carriedCount: s.carriedCount)
       // Moved out, not shared: let go of when the commit returns (a million files' records
       // and path table are about 80 MB), where the state would keep them until the writer goes.
       s.records = RecordTable()
@@ -63,6 +63,7 @@ extension OutputWriter {
     var plans: [FolderPlan]
     var shadowRoots: [(root: String, name: String)]
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
+    var carriedCount: Int?
   }
 
   private func publish(_ taken: Taken) throws -> OutputSummary {
@@ -104,6 +105,14 @@ extension OutputWriter {
     let stale: [String]
     if taken.carried != nil {
       let found = carriedAndStale(taken)
+      if let expected = taken.carriedCount, found.carried.count != expected {
+        // A file the caller kept without rendering it is not in the manifest: the site would
+        // lack it. Nothing has changed yet.
+        throw OutputError(
+          path: statePath,
+          reason: "names \(found.carried.count) of the \(expected) kept files this build expected; "
+            + "delete the folder '\(statePath)' and build again")
+      }
       carried = found.carried
       stale = OutputPath.sorted(found.stale.map { previous.files.path(Int($0)) })
     } else {

@@ -143,6 +143,8 @@ public final class OutputWriter: @unchecked Sendable {
     /// Which files of the previous manifest the commit keeps without their having been added
     /// (`carryOver(where:)`); nil when none.
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
+    /// How many files `carried` names, when the caller knows.
+    var carriedCount: Int?
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
