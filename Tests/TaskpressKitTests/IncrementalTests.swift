@@ -101,8 +101,9 @@ import Testing
   /// first build and the rebuild. `setUp` changes the inputs before the first build.
   ///
   /// The changed site is also copied as it stands, with its state folder, and rebuilt there
-  /// without `RenderPaths.carryOver` (each kept page kept on its own): that twin must give the
-  /// same bytes and the same summary.
+  /// without `RenderPaths.carryOver` (each kept page kept on its own), and once more without
+  /// `RenderPaths.dependents` (every page fingerprinted): each twin must give the same bytes
+  /// and the same summary, and the second the same records of fingerprints and rows.
   @discardableResult
   static func expectSameAsCold(
     _ name: String, setUp: (inout Inputs) throws -> Void = { _ in },
@@ -118,6 +119,8 @@ import Testing
     try change(&inputs)
     try copyKeepingTimes(folder.sub("site"), folder.sub("twin"))
     try copyKeepingTimes(folder.sub(".site.taskpress"), folder.sub(".twin.taskpress"))
+    try copyKeepingTimes(folder.sub("site"), folder.sub("all"))
+    try copyKeepingTimes(folder.sub(".site.taskpress"), folder.sub(".all.taskpress"))
 
     let rebuild = try build(inputs.options)
     var twin = inputs.options
@@ -134,6 +137,25 @@ import Testing
       counts(rebuild) == counts(twinRebuild), "\(name): written, unchanged, removed, rendered")
     #expect(rebuild.writtenPaths == twinRebuild.writtenPaths, "\(name)")
     #expect(rebuild.removedPaths == twinRebuild.removedPaths, "\(name)")
+    var all = inputs.options
+    all.output = folder.sub("all")
+    all.renderPaths = inputs.options.renderPaths.subtracting(.dependents)
+    let allRebuild = try build(all)
+    expectSameTrees(
+      all.output, inputs.options.output,
+      "\(name): the rebuild differs from one that fingerprints every page")
+    #expect(counts(rebuild) == counts(allRebuild), "\(name): written, unchanged, removed, rendered")
+    #expect(rebuild.writtenPaths == allRebuild.writtenPaths, "\(name)")
+    for record in [FingerprintRecord.fileName, RowRecord.fileName] {
+      // After the line that names the manifest, which records the files' times.
+      func recorded(_ state: String) -> ArraySlice<UInt8>? {
+        readFile(folder.sub(state + "/" + record)).map { $0.drop { $0 != UInt8(ascii: "\n") } }
+      }
+      #expect(recorded(".site.taskpress") != nil, "\(name): \(record)")
+      #expect(
+        recorded(".site.taskpress") == recorded(".all.taskpress"),
+        "\(name): the record of \(record) differs from one of every page")
+    }
     var cold = inputs.options
     cold.output = folder.sub("cold")
     cold.previous = folder.sub("before")
@@ -310,6 +332,39 @@ import Testing
     }
   }
 
+  @Test("with the rows' record, a page that shows no changed row is not fingerprinted again")
+  func unlookedPages() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let inputs = try Inputs(folder)
+    _ = try Self.build(inputs.options)
+    // The recorded fingerprint of pk 30's page, far from pk 13, made wrong: a rebuild that
+    // fingerprints that page renders it again; one that does not look at it keeps the record.
+    let path = folder.sub(".site.taskpress/" + FingerprintRecord.fileName)
+    let bytes = try #require(readFile(path))
+    let headerEnd = try #require(bytes.firstIndex(of: UInt8(ascii: "\n"))) + 1
+    let record = try #require(FingerprintRecord(bytes: Array(bytes[headerEnd...])))
+    let key = FingerprintRecord.key("todos/30.html")
+    #expect(record[key: key] != nil)
+    let wrong = record.updating([(key, 0)])
+    try Data(bytes[..<headerEnd] + wrong.bytes).write(to: URL(fileURLWithPath: path))
+    try inputs.change("todo.sqlite", "UPDATE todo SET text = 'Changed' WHERE pk = 13")
+    try Self.copyKeepingTimes(folder.sub("site"), folder.sub("all"))
+    try Self.copyKeepingTimes(folder.sub(".site.taskpress"), folder.sub(".all.taskpress"))
+
+    let rebuild = try Self.build(inputs.options)
+    var all = inputs.options
+    all.output = folder.sub("all")
+    all.renderPaths = RenderPaths.all.subtracting(.dependents)
+    let allRebuild = try Self.build(all)
+    #expect(allRebuild.rendered == rebuild.rendered + 1)
+    let kept = try #require(readFile(path))
+    #expect(
+      FingerprintRecord(bytes: Array(kept.drop { $0 != UInt8(ascii: "\n") }.dropFirst()))?[key: key]
+        == 0)
+    Self.expectSameTrees(all.output, inputs.options.output, "the rebuilds")
+  }
+
   // MARK: - The fingerprints themselves
 
   static func plan(_ todos: [Todo], possessions: [Possession] = [], pageSize: Int = 4) -> SitePlan {
@@ -378,6 +433,91 @@ import Testing
       #expect(changed.isSuperset(of: ["todos/5.html", "todos/6.html", "page/2.html"]))
       #expect(!changed.contains("todos/4.html"))
       #expect(!changed.contains("todos/3.html"))
+    }
+  }
+
+  static func pageFingerprints(_ plan: SitePlan) throws -> PageFingerprints {
+    PageFingerprints(
+      plan: plan, theme: .builtIn, labels: try Theme.builtIn.labels(.en).labels,
+      options: BuildOptions(),
+      generated: nil, sourceDateEpoch: nil)
+  }
+
+  @Test(
+    "the rows' record finds exactly the pages whose fingerprints a row's text changes, on every position and list",
+    arguments: [4, 5])
+  func rowRecord(pageSize: Int) throws {
+    // Every priority and both states, so that each row is on a status list and a priority one.
+    let rows = Self.rows.enumerated().map { offset, row in
+      var row = row
+      row.priority = [.high, .medium, .low, .other(7), Priority.none][offset % 5]
+      row.complete = offset % 3 == 0
+      return row
+    }
+    let before = Self.plan(rows, pageSize: pageSize)
+    let beforeFingerprints = try Self.pageFingerprints(before)
+    let record = try #require(
+      RowRecord(
+        bytes: RowRecord(layout: beforeFingerprints.todoLayout, rows: beforeFingerprints.todoRows)
+          .bytes))
+    #expect(record.rows.count == rows.count)
+    #expect(beforeFingerprints.pages(showingChangesSince: record) == [])
+    var options = BuildOptions()
+    options.pageSize = pageSize
+    let beforeFiles = try Self.fingerprints(before, options: options)
+    for position in rows.indices {
+      var changedRows = rows
+      // The row at `position` in index order.
+      let pk = before.todos.pk(position)
+      let offset = try #require(changedRows.firstIndex { $0.pk == pk })
+      changedRows[offset].text += ", changed"
+      if position % 2 == 0 { changedRows[offset].due = "2026-12-24" }
+      let after = Self.plan(changedRows, pageSize: pageSize)
+      let changed = Self.changed(beforeFiles, try Self.fingerprints(after, options: options))
+      let afterFingerprints = try Self.pageFingerprints(after)
+      let found = try #require(afterFingerprints.pages(showingChangesSince: record))
+      #expect(Set(found.map(after.file(of:))) == changed, "position \(position)")
+      #expect(found.allSatisfy(PageFingerprints.showsTodoRowsOnly), "position \(position)")
+    }
+  }
+
+  @Test(
+    "the rows' record is not used when a change moves rows, adds one or changes a possession's id")
+  func rowRecordLayout() throws {
+    let possessions = (1...3).map {
+      Possession(id: Int64($0), name: "Thing", description: "", photo: nil)
+    }
+    let plan = Self.plan(Self.rows, possessions: possessions)
+    let fingerprints = try Self.pageFingerprints(plan)
+    let record = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows)
+    #expect(fingerprints.pages(showingChangesSince: record) == [])
+    var moved = Self.rows
+    moved[3].priority = .high
+    var completed = Self.rows
+    completed[3].complete = true
+    var renumbered = Self.rows
+    renumbered[11].pk = 112
+    var otherIDs = possessions
+    otherIDs[2].id = 9
+    for (name, changed) in [
+      ("priority", Self.plan(moved, possessions: possessions)),
+      ("complete", Self.plan(completed, possessions: possessions)),
+      ("pk", Self.plan(renumbered, possessions: possessions)),
+      (
+        "added",
+        Self.plan(
+          Self.rows
+            + [Self.rows[0]].map {
+              var row = $0
+              row.pk = 13
+              return row
+            }, possessions: possessions)
+      ),
+      ("a possession's id", Self.plan(Self.rows, possessions: otherIDs)),
+      ("a possession fewer", Self.plan(Self.rows, possessions: Array(possessions.prefix(2)))),
+    ] {
+      #expect(
+        try Self.pageFingerprints(changed).pages(showingChangesSince: record) == nil, "\(name)")
     }
   }
 

@@ -318,14 +318,13 @@ public enum Build {
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintBytes: [UInt8] = []
+    var rowBytes: [UInt8]?
     var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
     /// hold them (a million to-dos' rows and lists are about 90 MB). Returns the pages'
     /// fingerprints, made into their record once the plan is let go of.
-    func stageSite(
-      _ plan: SitePlan, previous: PreviousBuild
-    ) throws -> [(key: UInt64, value: UInt64)] {
+    func stageSite(_ plan: SitePlan, previous: PreviousBuild) throws -> StagedPages {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
       // The first index page shows the latest changes: it is rendered with `changes.html`, once
@@ -343,6 +342,11 @@ public enum Build {
         ? writer.previousStateFile(besideManifest: FingerprintRecord.fileName).flatMap {
           FingerprintRecord(bytes: $0)
         } : nil
+      let recordedRows =
+        recordedFingerprints != nil && renderer.paths.contains(.dependents)
+        ? writer.previousStateFile(besideManifest: RowRecord.fileName).flatMap {
+          RowRecord(bytes: $0)
+        } : nil
       let staged = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
@@ -352,7 +356,7 @@ public enum Build {
             noindex: options.noindex, dataCopies: options.dataCopies,
             csvByteOrderMark: options.csvByteOrderMark)
         },
-        fingerprints: fingerprints, recorded: recordedFingerprints,
+        fingerprints: fingerprints, recorded: recordedFingerprints, recordedRows: recordedRows,
         jobs: jobs,
         interrupt: interrupt, reporter: reporter)
       let photoFiles = staged.photoFiles
@@ -418,14 +422,17 @@ public enum Build {
       // The rows and the plan are not needed past here.
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
+      if renderer.paths.contains(.incremental), plan.hasTodos {
+        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
+      }
       freeInBackground((consume pages, consume renderer))
-      return staged.fingerprints
+      return staged
     }
 
     do {
-      let fingerprints = try stageSite(consume plan, previous: consume previous)
+      let staged = try stageSite(consume plan, previous: consume previous)
       // Sorted in the room the plan left, and kept as the bytes to record.
-      fingerprintBytes = FingerprintRecord(consume fingerprints).bytes
+      fingerprintBytes = staged.record().bytes
       #if canImport(Glibc)
         // The plan's pages are free now: back to the system before the commit sorts the paths.
         _ = systemMallocTrim(0)
@@ -454,6 +461,11 @@ public enum Build {
     }
     recordSnapshots(snapshots, in: writer)
     writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintBytes)
+    if let rowBytes {
+      writer.recordBesideManifest(RowRecord.fileName, rowBytes)
+    } else {
+      writer.removeStateFile(RowRecord.fileName)
+    }
     if let photoRecord {
       writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
     }

@@ -30,6 +30,17 @@ struct PageFingerprints: Sendable {
   private let bases: [UInt64]
   /// The hash of the site's counts: to-dos in all, complete, pages, each list's count.
   private let counts: UInt64
+  /// The hash of each to-do's row, by position in index order: what a page that shows the
+  /// to-do adds to its fingerprint, hashed once for the five or so pages that show it.
+  let todoRows: [UInt64]
+  /// The hash of every input of the pages that show to-dos (a to-do's page, an index page, a
+  /// page of a list) but the rows' texts and due dates: their kinds' `bases`, the `counts`, and
+  /// each position's pk, priority and status, which decide the pages there are, their files
+  /// and which to-dos each shows; and the possessions' ids, which decide the files of the other
+  /// pages with a fingerprint. Two builds with the same layout have the same pages with a
+  /// fingerprint, and the fingerprint of one that shows to-dos changes only with the rows it
+  /// shows (`pages(showingChangesSince:)`).
+  let todoLayout: UInt64
 
   /// The options that reach a fingerprinted page, by the name of the `BuildOptions` property,
   /// and those that do not: where the files go, how many threads, what is printed, and what
@@ -66,9 +77,10 @@ struct PageFingerprints: Sendable {
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)
-    // Without `carryOver`, which decides how kept files are kept, not any page's bytes: a site
-    // can be rebuilt with it or without it as the same site (`IncrementalTests` does both).
-    common.add(options.renderPaths.subtracting(.carryOver).rawValue)
+    // Without `carryOver` and `dependents`, which decide how kept files are kept and found,
+    // not any page's bytes: a site can be rebuilt with them or without them as the same site
+    // (`IncrementalTests` does each).
+    common.add(options.renderPaths.subtracting([.carryOver, .dependents]).rawValue)
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)
@@ -111,6 +123,28 @@ struct PageFingerprints: Sendable {
       Self.add(list.priority, to: &counts)
     }
     self.counts = counts.value
+    let todos = plan.todos
+    todoRows = todos.indices.map { position in
+      var hasher = FingerprintHasher()
+      Self.add(todoAt: position, of: todos, to: &hasher)
+      return hasher.value
+    }
+    var layout = FingerprintHasher()
+    for kind in [PageKind.todo, .index, .list] {
+      layout.add(bases[kind.rawValue])
+    }
+    layout.add(self.counts)
+    for position in todos.indices {
+      layout.add(todos.pk(position))
+      Self.add(todos.priority(position), to: &layout)
+      layout.add(todos.isComplete(position))
+    }
+    // With the to-dos', the possessions' ids decide the files of every page with a
+    // fingerprint.
+    for possession in plan.possessions {
+      layout.add(possession.id)
+    }
+    todoLayout = layout.value
   }
 
   /// The fingerprint of `page`, whose file is `file`; nil for a page every build renders.
@@ -165,6 +199,52 @@ struct PageFingerprints: Sendable {
     return hasher.value
   }
 
+  /// Whether `fingerprint(of:file:photoFiles:)` makes a fingerprint of `page`.
+  static func hasFingerprint(_ page: SitePlan.Page) -> Bool {
+    switch page {
+    case .todo, .list, .possessions, .possession: true
+    case .index(let number): number > 1
+    default: false
+    }
+  }
+
+  /// Whether `page`'s fingerprint is made of the `todoLayout` and the rows it shows alone: a
+  /// to-do's page, an index page after the first, a page of a list.
+  static func showsTodoRowsOnly(_ page: SitePlan.Page) -> Bool {
+    switch page {
+    case .todo, .list: true
+    case .index(let number): number > 1
+    default: false
+    }
+  }
+
+  /// The pages of `showsTodoRowsOnly(_:)` whose fingerprints may differ from those of the build
+  /// that made `record`: the pages that show a to-do whose row is not the recorded one (its page
+  /// and its neighbours', its index page, its page of each list it is on). Nil when the layout
+  /// is not the recorded one: then any such page may have changed.
+  func pages(showingChangesSince record: RowRecord) -> Set<SitePlan.Page>? {
+    guard record.layout == todoLayout, record.rows.count == todoRows.count else { return nil }
+    var pages = Set<SitePlan.Page>()
+    for position in todoRows.indices where todoRows[position] != record.rows[position] {
+      pages.formUnion(self.pages(showingTodoAt: position))
+    }
+    return pages
+  }
+
+  /// The pages of `showsTodoRowsOnly(_:)` whose fingerprint adds the row of the to-do at
+  /// `position` (see `fingerprint(of:file:photoFiles:)`).
+  func pages(showingTodoAt position: Int) -> [SitePlan.Page] {
+    let count = plan.todos.count
+    var pages = (max(0, position - 1)...min(count - 1, position + 1)).map(SitePlan.Page.todo)
+    let indexPage = plan.indexPage(ofTodoAt: position)
+    if indexPage > 1 { pages.append(.index(indexPage)) }
+    for (list, todos) in plan.lists.enumerated() {
+      guard let index = todos.index(ofPosition: position) else { continue }
+      pages.append(.list(list, index / plan.pageSize + 1))
+    }
+    return pages
+  }
+
   private func add(
     possessionAt position: Int, photoFiles: [Int64: PageContext.PhotoFile],
     to hasher: inout FingerprintHasher
@@ -186,9 +266,14 @@ struct PageFingerprints: Sendable {
   }
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
+    hasher.add(todoRows[position])
+  }
+
+  private static func add(
+    todoAt position: Int, of todos: TodoRows, to hasher: inout FingerprintHasher
+  ) {
     // Field by field from the packed rows, the texts as their bytes: `plan.todos[position]`
     // would make a `Todo` and a `String` of each text.
-    let todos = plan.todos
     hasher.add(todos.pk(position))
     todos.texts.withText(position) { hasher.add(UnsafeRawBufferPointer($0)) }
     Self.add(todos.priority(position), to: &hasher)
@@ -277,6 +362,23 @@ struct FingerprintRecord: Sendable, Equatable {
         values.append(entry.value)
       }
     }
+  }
+
+  /// This record with the fingerprints of `entries` (path hash, fingerprint) in place of the
+  /// recorded ones, and those of paths it lacks added; for a path given twice, the last.
+  func updating(_ entries: [(key: UInt64, value: UInt64)]) -> FingerprintRecord {
+    var updated = self
+    var added: [(key: UInt64, value: UInt64)] = []
+    for entry in entries {
+      let position = Self.lowerBound(of: entry.key, in: keys)
+      if position < keys.count, keys[position] == entry.key {
+        updated.values[position] = entry.value
+      } else {
+        added.append(entry)
+      }
+    }
+    guard !added.isEmpty else { return updated }
+    return FingerprintRecord(zip(keys, updated.values).map { (key: $0, value: $1) } + added)
   }
 
   /// The key of a page's file.

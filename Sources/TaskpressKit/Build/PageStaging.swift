@@ -6,7 +6,8 @@ import Synchronization
 extension Build {
   /// One piece of the work of staging a site.
   private enum Work {
-    case todoData
+    case todoJSON
+    case todoCSV
     case possessionData
     case contactData
     /// Pages `range` of the plan's pages.
@@ -22,6 +23,15 @@ extension Build {
     var photoFiles: [Int64: PageContext.PhotoFile]
     var fingerprints: [(key: UInt64, value: UInt64)]
     var rendered: Int
+    /// The recorded fingerprints, when only the pages that show a changed row were
+    /// fingerprinted among those that show to-dos (`RenderPaths.dependents`): the record of
+    /// this build is that one with `fingerprints` in place.
+    var basis: FingerprintRecord?
+
+    /// The record of this build's fingerprints.
+    consuming func record() -> FingerprintRecord {
+      basis.map { $0.updating(fingerprints) } ?? FingerprintRecord(fingerprints)
+    }
   }
 
   /// Stages every page and the data copies on `jobs` threads.
@@ -31,19 +41,37 @@ extension Build {
   /// longer the file that build wrote. With `RenderPaths.carryOver` the files of the last build
   /// are checked first, all at once (`OutputWriter.previousFilesChanged()`), and the pages kept
   /// are left to the writer as a whole (`OutputWriter.carryOver(where:)`); without it, each
-  /// page's file is checked and kept on its own (`OutputWriter.keep`).
+  /// page's file is checked and kept on its own (`OutputWriter.keep`). With
+  /// `RenderPaths.dependents` too, `recordedRows` (the rows that build recorded) and no file
+  /// changed, a page that shows to-dos and no changed row is carried over without being
+  /// fingerprinted (`PageFingerprints.pages(showingChangesSince:)`).
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
   /// wait for the photos' names. Each thread renders pages into a buffer of its own and hands
   /// the bytes to the writer: the writer never calls back into rendering.
   static func stagePages(
-    _ pages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
+    _ allPages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
     writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
-    fingerprints: PageFingerprints, recorded: FingerprintRecord?,
+    fingerprints: PageFingerprints, recorded: FingerprintRecord?, recordedRows: RowRecord?,
     jobs: Int, interrupt: InterruptFlag, reporter: Reporter
   ) throws -> StagedPages {
+    // The keys of the files of the last build that are not as it left them (usually none):
+    // their pages are rendered, whatever their fingerprints.
+    let carries = recorded != nil && renderer.paths.contains(.carryOver)
+    let changedFiles = carries ? Set(writer.previousFilesChanged().map(FingerprintRecord.key)) : []
+    // The pages that show to-dos and may have changed, when the others are known not to have.
+    // (The record must be of these pages: the layout says so, and so does its count.)
+    let looked =
+      carries && changedFiles.isEmpty && renderer.paths.contains(.dependents)
+        && recorded?.count == allPages.count(where: PageFingerprints.hasFingerprint)
+      ? recordedRows.flatMap(fingerprints.pages(showingChangesSince:)) : nil
+    // Those pages and the others are staged; the rest are carried over.
+    let pages =
+      looked.map { looked in
+        allPages.filter { !PageFingerprints.showsTodoRowsOnly($0) || looked.contains($0) }
+      } ?? allPages
     let batch = renderer.paths.contains(.batches) ? pageBatch : 1
     var work: [Work] = []
     var photoPages: [Work] = []
@@ -62,7 +90,8 @@ extension Build {
       }
       start = end
     }
-    if plan.hasTodos { work.insert(.todoData, at: min(1, work.count)) }
+    // Each data copy of the to-dos on a thread of its own, early: they are the largest pieces.
+    if plan.hasTodos { work.insert(contentsOf: [.todoJSON, .todoCSV], at: min(1, work.count)) }
     if plan.hasContacts { work.append(.contactData) }
     if plan.hasPossessions { work.append(.possessionData) }
     // Last, so that the photos are staged (or nearly) when a thread reaches them.
@@ -80,13 +109,12 @@ extension Build {
       try [renderer]
       + (1..<threads).map { _ in try PageRenderer(theme: theme, paths: renderer.paths) }
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
-    // The keys of the files of the last build that are not as it left them (usually none):
-    // their pages are rendered, whatever their fingerprints.
-    let carries = recorded != nil && renderer.paths.contains(.carryOver)
-    let changedFiles = carries ? Set(writer.previousFilesChanged().map(FingerprintRecord.key)) : []
     let collected = Mutex<
-      (fingerprints: [(key: UInt64, value: UInt64)], carried: [UInt64], rendered: Int)
-    >(([], [], 0))
+      (
+        fingerprints: [(key: UInt64, value: UInt64)], carried: [UInt64], renderedKeys: [UInt64],
+        rendered: Int
+      )
+    >(([], [], [], 0))
     // Room for every page's fingerprint: the whole does not grow by copying itself.
     collected.withLock { $0.fingerprints.reserveCapacity(pages.count) }
     // Each thread's fingerprints go there batch by batch, not all at its end: the whole and
@@ -94,11 +122,14 @@ extension Build {
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var fingerprinted: [(key: UInt64, value: UInt64)] = []
       var carried: [UInt64] = []
+      // With `looked`: the keys of the pages fingerprinted and rendered (not carried over).
+      var renderedKeys: [UInt64] = []
       var rendered = 0
       defer {
         collected.withLock {
           $0.fingerprints += fingerprinted
           $0.carried += carried
+          $0.renderedKeys += renderedKeys
           $0.rendered += rendered
         }
       }
@@ -113,32 +144,39 @@ extension Build {
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
         do {
           switch queue[index] {
-          case .todoData:
+          case .todoJSON, .todoCSV:
             guard plainContext.dataCopies.contains(.todos) else { continue }
-            let bom = plainContext.csvByteOrderMark
             let strings = plainContext.strings
             let due = plan.hasDueDates
-            if renderer.paths.contains(.streamedData) {
-              let rows = plan.todos
-              let positions = Array(plan.todoPositionsByPK)
-              try writer.add("data/todos.json") { sink in
-                try DataExport.todosJSON(rows, at: positions, strings: strings, dueDates: due) {
-                  try sink.write(UnsafeRawBufferPointer($0))
+            if case .todoJSON = queue[index] {
+              if renderer.paths.contains(.streamedData) {
+                let (rows, positions) = (plan.todos, Array(plan.todoPositionsByPK))
+                try writer.add("data/todos.json") { sink in
+                  try DataExport.todosJSON(rows, at: positions, strings: strings, dueDates: due) {
+                    try sink.write(UnsafeRawBufferPointer($0))
+                  }
                 }
-              }
-              try writer.add("data/todos.csv") { sink in
-                if bom { try DataExport.byteOrderMark.withUnsafeBytes { try sink.write($0) } }
-                try DataExport.todosCSV(rows, at: positions, strings: strings, dueDates: due) {
-                  try sink.write(UnsafeRawBufferPointer($0))
-                }
+              } else {
+                try writer.add(
+                  "data/todos.json",
+                  DataExport.todosJSON(Array(plan.todosByPK), strings: strings, dueDates: due))
               }
             } else {
-              let todos = Array(plan.todosByPK)
-              try writer.add(
-                "data/todos.json", DataExport.todosJSON(todos, strings: strings, dueDates: due))
-              try writer.add(
-                "data/todos.csv", DataExport.todosCSV(todos, strings: strings, dueDates: due),
-                byteOrderMark: bom)
+              let bom = plainContext.csvByteOrderMark
+              if renderer.paths.contains(.streamedData) {
+                let (rows, positions) = (plan.todos, Array(plan.todoPositionsByPK))
+                try writer.add("data/todos.csv") { sink in
+                  if bom { try DataExport.byteOrderMark.withUnsafeBytes { try sink.write($0) } }
+                  try DataExport.todosCSV(rows, at: positions, strings: strings, dueDates: due) {
+                    try sink.write(UnsafeRawBufferPointer($0))
+                  }
+                }
+              } else {
+                try writer.add(
+                  "data/todos.csv",
+                  DataExport.todosCSV(Array(plan.todosByPK), strings: strings, dueDates: due),
+                  byteOrderMark: bom)
+              }
             }
           case .possessionData:
             guard plainContext.dataCopies.contains(.possessions) else { continue }
@@ -173,7 +211,7 @@ extension Build {
             var files = batch.map { plan.file(of: $0) }
             // The pages whose inputs are those of the file on disk are kept, not rendered.
             var unchanged: [Int] = []
-            var keptOffsets = Set<Int>()
+            var kept = [Bool](repeating: false, count: batch.count)
             for (offset, (page, file)) in zip(batch, files).enumerated() {
               guard
                 let fingerprint = fingerprints.fingerprint(
@@ -181,12 +219,14 @@ extension Build {
               else { continue }
               let key = FingerprintRecord.key(file)
               fingerprinted.append((key, fingerprint))
-              guard let recorded, recorded[key: key] == fingerprint else { continue }
+              let isRecorded = recorded?[key: key] == fingerprint
               if !carries {
-                unchanged.append(offset)
-              } else if !changedFiles.contains(key) {
-                carried.append(key)
-                keptOffsets.insert(offset)
+                if isRecorded { unchanged.append(offset) }
+              } else if isRecorded, !changedFiles.contains(key) {
+                kept[offset] = true
+                if looked == nil { carried.append(key) }
+              } else if looked != nil {
+                renderedKeys.append(key)
               }
             }
             if !fingerprinted.isEmpty {
@@ -194,12 +234,14 @@ extension Build {
               fingerprinted.removeAll(keepingCapacity: true)
             }
             if !unchanged.isEmpty {
-              let kept = try writer.keep(unchanged.map { files[$0] })
-              keptOffsets.formUnion(zip(unchanged, kept).filter(\.1).map(\.0))
+              for (offset, isKept) in zip(unchanged, try writer.keep(unchanged.map { files[$0] }))
+              where isKept {
+                kept[offset] = true
+              }
             }
-            if !keptOffsets.isEmpty {
-              batch = batch.indices.filter { !keptOffsets.contains($0) }.map { batch[$0] }
-              files = files.indices.filter { !keptOffsets.contains($0) }.map { files[$0] }
+            if kept.contains(true) {
+              batch = zip(batch, kept).filter { !$0.1 }.map(\.0)
+              files = zip(files, kept).filter { !$0.1 }.map(\.0)
             }
             // Render the rest of the batch, then hand its bytes to the writer.
             output.removeAll()
@@ -234,12 +276,20 @@ extension Build {
     if interrupt.isSet {
       throw OutputError(path: writer.root, reason: OutputError.interrupted)
     }
-    let (fingerprinted, carried, rendered) = collected.withLock {
-      ($0.fingerprints, $0.carried, $0.rendered)
+    let (fingerprinted, carried, renderedKeys, rendered) = collected.withLock {
+      ($0.fingerprints, $0.carried, $0.renderedKeys, $0.rendered)
     }
-    if carries {
-      // The files of the pages kept, found by their keys (sorted, a binary search each).
-      let keys = carried.sorted()
+    if carries, let recorded {
+      // The files of the pages kept, found by their keys (sorted, a binary search each). With
+      // `looked`, every recorded page but those rendered: the pages are those the record was
+      // made of, as the layout is the recorded one.
+      let keys: [UInt64]
+      if looked != nil {
+        let rendered = Set(renderedKeys)
+        keys = recorded.keys.filter { !rendered.contains($0) }
+      } else {
+        keys = carried.sorted()
+      }
       writer.carryOver(count: keys.count) { path in
         let key = FingerprintRecord.key(bytes: path)
         let position = FingerprintRecord.lowerBound(of: key, in: keys)
@@ -247,7 +297,8 @@ extension Build {
       }
     }
     return StagedPages(
-      photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered)
+      photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered,
+      basis: looked == nil ? nil : recorded)
   }
 
   /// Whether a page shows photos, and so waits for them to be staged.

@@ -60,11 +60,18 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// (`OutputWriter.previousFilesChanged()`); off, it keeps each page's file on its own
   /// (`OutputWriter.keep(_:)`), with a claim and a `stat` each.
   public static let carryOver = RenderPaths(rawValue: 1 << 12)
+  /// An incremental rebuild that carries pages over and finds no file of the last build
+  /// changed compares the to-dos' rows with those that build recorded (`RowRecord`), and makes
+  /// the fingerprints of only the pages that show a changed row: the other pages that show
+  /// to-dos keep their recorded fingerprints, unlooked at, and are carried over
+  /// (`PageFingerprints.pages(showingChangesSince:)`); off, every page's fingerprint is made and
+  /// compared.
+  public static let dependents = RenderPaths(rawValue: 1 << 13)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
-    .earlyTodoDiff, .carryOver,
+    .earlyTodoDiff, .carryOver, .dependents,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -76,7 +83,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("recorded-warnings", .recordedWarnings), ("streamed-data", .streamedData),
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
-    ("carry-over", .carryOver),
+    ("carry-over", .carryOver), ("dependents", .dependents),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

@@ -4,7 +4,7 @@
 /// of 100,000 to-dos stays small.
 struct SitePlan: Sendable {
   /// One page to render.
-  enum Page: Sendable, Equatable {
+  enum Page: Sendable, Hashable {
     /// Index page `number` (1-based).
     case index(Int)
     case board
@@ -62,6 +62,24 @@ struct SitePlan: Sendable {
       switch members {
       case .range(let range): range.lowerBound + index
       case .positions(let positions): Int(positions[index])
+      }
+    }
+
+    /// The index in the list of the to-do at `position` in index order; nil when it is not on
+    /// the list.
+    func index(ofPosition position: Int) -> Int? {
+      switch members {
+      case .range(let range):
+        return range.contains(position) ? position - range.lowerBound : nil
+      case .positions(let positions):
+        // In index order: a binary search.
+        var low = 0
+        var high = positions.count
+        while low < high {
+          let middle = (low + high) / 2
+          if positions[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low < positions.count && positions[low] == position ? low : nil
       }
     }
 
