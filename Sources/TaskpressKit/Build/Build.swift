@@ -322,8 +322,8 @@ public enum Build {
     var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
-    /// hold them (a million to-dos' rows and lists are about 90 MB). Returns the pages'
-    /// fingerprints, made into their record once the plan is let go of.
+    /// hold them (a million to-dos' rows and lists are about 90 MB). Returns what the pages
+    /// staged, whose fingerprints are made into their record once the plan is let go of.
     func stageSite(_ plan: SitePlan, previous: PreviousBuild) throws -> StagedPages {
       // 3. Pages and data copies, in parallel, while the photos (named by their content, each
       // written once) are finished on their own thread.
