@@ -101,9 +101,11 @@ import Testing
   /// first build and the rebuild. `setUp` changes the inputs before the first build.
   ///
   /// The changed site is also copied as it stands, with its state folder, and rebuilt there
-  /// without `RenderPaths.carryOver` (each kept page kept on its own), and once more without
-  /// `RenderPaths.dependents` (every page fingerprinted): each twin must give the same bytes
-  /// and the same summary, and the second the same records of fingerprints and rows.
+  /// without `RenderPaths.carryOver` (each kept page kept on its own), once without
+  /// `RenderPaths.dependents` (every page fingerprinted), and once without
+  /// `RenderPaths.earlyFileCheck` (the last build's files checked when the pages are staged,
+  /// not while the sources are read): each twin must give the same bytes and the same summary,
+  /// and the second the same records of fingerprints and rows.
   @discardableResult
   static func expectSameAsCold(
     _ name: String, setUp: (inout Inputs) throws -> Void = { _ in },
@@ -121,6 +123,7 @@ import Testing
     let twins: [(folder: String, without: RenderPaths, what: String)] = [
       ("twin", .carryOver, "keeps each page on its own"),
       ("all", .dependents, "fingerprints every page"),
+      ("late", .earlyFileCheck, "checks the last build's files when it stages the pages"),
     ]
     for twin in twins {
       try copyKeepingTimes(folder.sub("site"), folder.sub(twin.folder))

@@ -117,6 +117,18 @@ public enum Build {
       })
     writer.commitStepLimit = commitStepLimit
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
+    // What the last build left to keep its pages by, and which of its files changed: in a
+    // build that reads its sources, looked at while they are read, else when the pages are
+    // staged. The writer is not let go of (nor aborted) before this is done.
+    let lastPages = Mutex<LastPages?>(nil)
+    let checking = DispatchGroup()
+    defer { checking.wait() }
+    if readsEarly, renderer.paths.contains(.earlyFileCheck) {
+      DispatchQueue.global().async(group: checking) {
+        let found = LastPages(writer: writer, paths: renderer.paths)
+        lastPages.withLock { $0 = found }
+      }
+    }
 
     /// Reports `warnings` (the theme's, then the sources') as a build that read them does.
     func report(_ warnings: [BuildWarning]) throws {
@@ -131,6 +143,7 @@ public enum Build {
     }
     /// The summary of a build that found the site as the last one left it.
     func unchangedSummary(_ recorded: InputsRecord) -> BuildSummary {
+      checking.wait()
       writer.abort()
       summary.unchanged = writer.previousFileCount
       summary.pages = recorded.pages
@@ -337,16 +350,9 @@ public enum Build {
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
         sourceDateEpoch: sourceDateEpoch)
-      let recordedFingerprints =
-        renderer.paths.contains(.incremental)
-        ? writer.previousStateFile(besideManifest: FingerprintRecord.fileName).flatMap {
-          FingerprintRecord(bytes: $0)
-        } : nil
-      let recordedRows =
-        recordedFingerprints != nil && renderer.paths.contains(.dependents)
-        ? writer.previousStateFile(besideManifest: RowRecord.fileName).flatMap {
-          RowRecord(bytes: $0)
-        } : nil
+      checking.wait()
+      let last =
+        lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
       let staged = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
@@ -356,9 +362,8 @@ public enum Build {
             noindex: options.noindex, dataCopies: options.dataCopies,
             csvByteOrderMark: options.csvByteOrderMark)
         },
-        fingerprints: fingerprints, recorded: recordedFingerprints, recordedRows: recordedRows,
-        jobs: jobs,
-        interrupt: interrupt, reporter: reporter)
+        fingerprints: fingerprints, last: consume last, jobs: jobs, interrupt: interrupt,
+        reporter: reporter)
       let photoFiles = staged.photoFiles
       summary.rendered = staged.rendered
       summary.photos = Set(photoFiles.values.map(\.path)).count
@@ -455,6 +460,7 @@ public enum Build {
       // The photo thread may still be adding a file: stop it before the staging goes.
       staging.cancel()
       stagingPhotos.wait()
+      checking.wait()
       writer.abort()
       probe.aborted()
       throw error

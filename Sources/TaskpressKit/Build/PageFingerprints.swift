@@ -77,10 +77,11 @@ struct PageFingerprints: Sendable {
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)
-    // Without `carryOver` and `dependents`, which decide how kept files are kept and found,
-    // not any page's bytes: a site can be rebuilt with them or without them as the same site
-    // (`IncrementalTests` does each).
-    common.add(options.renderPaths.subtracting([.carryOver, .dependents]).rawValue)
+    // Without `carryOver`, `dependents` and `earlyFileCheck`, which decide how kept files are
+    // kept and found, not any page's bytes: a site can be rebuilt with them or without them as
+    // the same site (`IncrementalTests` does each).
+    common.add(
+      options.renderPaths.subtracting([.carryOver, .dependents, .earlyFileCheck]).rawValue)
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)

@@ -36,15 +36,15 @@ extension Build {
 
   /// Stages every page and the data copies on `jobs` threads.
   ///
-  /// With `recorded` (the fingerprints of the build that wrote the site) a page whose
-  /// fingerprint is the recorded one is not rendered: its file is kept as it is, unless it is no
-  /// longer the file that build wrote. With `RenderPaths.carryOver` the files of the last build
-  /// are checked first, all at once (`OutputWriter.previousFilesChanged()`), and the pages kept
-  /// are left to the writer as a whole (`OutputWriter.carryOver(where:)`); without it, each
-  /// page's file is checked and kept on its own (`OutputWriter.keep`). With
-  /// `RenderPaths.dependents` too, `recordedRows` (the rows that build recorded) and no file
-  /// changed, a page that shows to-dos and no changed row is carried over without being
-  /// fingerprinted (`PageFingerprints.pages(showingChangesSince:)`).
+  /// With `last.fingerprints` (those of the build that wrote the site) a page whose fingerprint
+  /// is the recorded one is not rendered: its file is kept as it is, unless it is no longer the
+  /// file that build wrote. With `last.changedFiles` (`RenderPaths.carryOver`: the files of the
+  /// last build checked all at once, `OutputWriter.previousFilesChanged()`) the pages kept are
+  /// left to the writer as a whole (`OutputWriter.carryOver(where:)`); without, each page's
+  /// file is checked and kept on its own (`OutputWriter.keep`). With `RenderPaths.dependents`
+  /// too, `last.rows` (the rows that build recorded) and no file changed, a page that shows
+  /// to-dos and no changed row is carried over without being fingerprinted
+  /// (`PageFingerprints.pages(showingChangesSince:)`).
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
@@ -54,19 +54,20 @@ extension Build {
     _ allPages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
     writer: OutputWriter, staging shared: StagingState,
     makeContext: @escaping @Sendable ([Int64: PageContext.PhotoFile]) -> PageContext,
-    fingerprints: PageFingerprints, recorded: FingerprintRecord?, recordedRows: RowRecord?,
-    jobs: Int, interrupt: InterruptFlag, reporter: Reporter
+    fingerprints: PageFingerprints, last: LastPages, jobs: Int, interrupt: InterruptFlag,
+    reporter: Reporter
   ) throws -> StagedPages {
+    let recorded = last.fingerprints
     // The keys of the files of the last build that are not as it left them (usually none):
     // their pages are rendered, whatever their fingerprints.
-    let carries = recorded != nil && renderer.paths.contains(.carryOver)
-    let changedFiles = carries ? Set(writer.previousFilesChanged().map(FingerprintRecord.key)) : []
+    let carries = recorded != nil && last.changedFiles != nil
+    let changedFiles = last.changedFiles ?? []
     // The pages that show to-dos and may have changed, when the others are known not to have.
     // (The record must be of these pages: the layout says so, and so does its count.)
     let looked =
       carries && changedFiles.isEmpty && renderer.paths.contains(.dependents)
         && recorded?.count == allPages.count(where: PageFingerprints.hasFingerprint)
-      ? recordedRows.flatMap(fingerprints.pages(showingChangesSince:)) : nil
+      ? last.rows.flatMap(fingerprints.pages(showingChangesSince:)) : nil
     // Those pages and the others are staged; the rest are carried over.
     let pages =
       looked.map { looked in

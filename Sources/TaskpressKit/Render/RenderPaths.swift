@@ -67,11 +67,15 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// (`PageFingerprints.pages(showingChangesSince:)`); off, every page's fingerprint is made and
   /// compared.
   public static let dependents = RenderPaths(rawValue: 1 << 13)
+  /// A rebuild that reads its sources reads the last build's records and checks its files
+  /// (`LastPages`: a `stat` of each) on a thread of its own while it reads them; off, it does
+  /// so once the sources are read and planned, when it stages the pages.
+  public static let earlyFileCheck = RenderPaths(rawValue: 1 << 14)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
-    .earlyTodoDiff, .carryOver, .dependents,
+    .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -84,6 +88,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
     ("carry-over", .carryOver), ("dependents", .dependents),
+    ("early-file-check", .earlyFileCheck),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
