@@ -33,7 +33,8 @@ import Testing
           + " comma-separated list of NAME or of no-NAME, where NAME is one of: markdown-sharing,"
           + " specialized-templates, reused-values, text-handover, batches,"
           + " recorded-warnings, streamed-data, incremental, copy-reader, key-order-diff,"
-          + " recorded-photos, early-todo-diff, carry-over, dependents, early-file-check\n"
+          + " recorded-photos, early-todo-diff, carry-over, dependents, early-file-check,"
+          + " recorded-copy\n"
       ),
     ])
   func checkedLikeBuild(environment: [String: String], message: String) throws {

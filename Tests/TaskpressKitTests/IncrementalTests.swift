@@ -102,10 +102,12 @@ import Testing
   ///
   /// The changed site is also copied as it stands, with its state folder, and rebuilt there
   /// without `RenderPaths.carryOver` (each kept page kept on its own), once without
-  /// `RenderPaths.dependents` (every page fingerprinted), and once without
+  /// `RenderPaths.dependents` (every page fingerprinted), once without
   /// `RenderPaths.earlyFileCheck` (the last build's files checked when the pages are staged,
-  /// not while the sources are read): each twin must give the same bytes and the same summary,
-  /// and the second the same records of fingerprints and rows.
+  /// not while the sources are read), and once without `RenderPaths.recordedCopy` (the whole
+  /// previous copy of the to-dos read, where the rebuild in place reads only its changed rows):
+  /// each twin must give the same bytes and the same summary, and the second the same records
+  /// of fingerprints and rows.
   @discardableResult
   static func expectSameAsCold(
     _ name: String, setUp: (inout Inputs) throws -> Void = { _ in },
@@ -124,6 +126,7 @@ import Testing
       ("twin", .carryOver, "keeps each page on its own"),
       ("all", .dependents, "fingerprints every page"),
       ("late", .earlyFileCheck, "checks the last build's files when it stages the pages"),
+      ("whole", .recordedCopy, "reads the whole previous copy of the to-dos"),
     ]
     for twin in twins {
       try copyKeepingTimes(folder.sub("site"), folder.sub(twin.folder))

@@ -17,7 +17,8 @@ extension Build {
     return try PreviousBuild.read(
       site: site, state: OutputWriter.stateFolder(ofOutput: site),
       sources: comparedSources(options), explicit: options.previous != nil,
-      copyReader: options.renderPaths.contains(.copyReader))
+      copyReader: options.renderPaths.contains(.copyReader),
+      recordedCopy: options.renderPaths.contains(.recordedCopy))
   }
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.

@@ -286,6 +286,13 @@ public enum Build {
     var read = consume earlyPrevious
     if read == nil { read = consume previousRead }
     var previous = try (unchanged ? nil : read.take())?.get() ?? PreviousBuild()
+    let comparesTodos = renderer.paths.contains(.earlyTodoDiff) && data.hasTodos
+    let inKeyOrder = renderer.paths.contains(.keyOrderDiff)
+    // The positions of the rows that differ from those of the copy the last build recorded,
+    // when only those rows of it were read.
+    let differing = try readTodoCopy(
+      of: &previous, comparingWith: comparesTodos ? data.packedTodos : nil,
+      copyReader: renderer.paths.contains(.copyReader))
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
@@ -306,9 +313,11 @@ public enum Build {
     // The to-dos compared now, as read (`TodoSource` reads them in pk order; else with the
     // plan's rows, in pk order): the previous rows are let go of before the plan copies this
     // build's.
-    let comparesTodos = renderer.paths.contains(.earlyTodoDiff) && data.hasTodos
-    let inKeyOrder = renderer.paths.contains(.keyOrderDiff)
-    if comparesTodos, let rows = data.packedTodos, rows.isInPKOrder {
+    // Only the rows that differ from the recorded copy's, when only those of it were read.
+    if comparesTodos, let rows = data.packedTodos, let differing {
+      previous = ChangeDiff.comparingTodos(
+        consume previous, rows, at: differing, labels: labels, inKeyOrder: inKeyOrder)
+    } else if comparesTodos, let rows = data.packedTodos, rows.isInPKOrder {
       previous = ChangeDiff.comparingTodos(
         consume previous, rows, at: rows.indices, labels: labels, inKeyOrder: inKeyOrder)
     }
@@ -332,6 +341,8 @@ public enum Build {
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintBytes: [UInt8] = []
     var rowBytes: [UInt8]?
+    /// The pks and row hashes of the to-dos' data copy, in its order (`TodoCopyRecord`).
+    var copyRows: (pks: [Int64], hashes: [UInt64])?
     var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
@@ -430,6 +441,12 @@ public enum Build {
       if renderer.paths.contains(.incremental), plan.hasTodos {
         rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
       }
+      if plan.hasTodos, options.dataCopies.contains(.todos) {
+        let positions = plan.todoPositionsByPK
+        copyRows = (
+          positions.map(plan.todos.pk), positions.map { fingerprints.todoRows[$0] }
+        )
+      }
       freeInBackground((consume pages, consume renderer))
       return staged
     }
@@ -475,6 +492,19 @@ public enum Build {
     if let photoRecord {
       writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
     }
+    // The copy of the to-dos as committed, named by its identity (not tied to the manifest: a
+    // later build that keeps the copy keeps the file).
+    let site = OutputWriter.trimmed(options.output)
+    if let copyRows,
+      let identity = TodoCopyRecord.identity(
+        ofFile: (site == "." ? "" : site + "/") + "data/todos.json")
+    {
+      writer.recordStateFile(
+        TodoCopyRecord.fileName,
+        TodoCopyRecord(identity: identity, pks: copyRows.pks, hashes: copyRows.hashes).bytes)
+    } else {
+      writer.removeStateFile(TodoCopyRecord.fileName)
+    }
     writer.recordInputs(
       InputsRecord(
         key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings
@@ -482,6 +512,21 @@ public enum Build {
     freeInBackground(consume writer)
     summary.seconds = seconds(since: started)
     return summary
+  }
+
+  /// Reads the to-dos of `previous.todoCopy`, if any, into `previous.todos`: those that differ
+  /// from `rows` (when given, in pk order, and few; `TodoCopy.differingRows`), whose positions
+  /// in `rows` it returns, else all of them (and returns nil).
+  private static func readTodoCopy(
+    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool
+  ) throws -> [Int]? {
+    guard let copy = previous.todoCopy.take() else { return nil }
+    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows) {
+      previous.todos = found.old
+      return found.positions
+    }
+    previous.todos = try PreviousBuild.readTodos(copy, copyReader: copyReader)
+    return nil
   }
 
   /// Lets go of `value` on another thread: the rows, the plan and the writer's records of a

@@ -77,11 +77,13 @@ struct PageFingerprints: Sendable {
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)
-    // Without `carryOver`, `dependents` and `earlyFileCheck`, which decide how kept files are
-    // kept and found, not any page's bytes: a site can be rebuilt with them or without them as
-    // the same site (`IncrementalTests` does each).
+    // Without `carryOver`, `dependents`, `earlyFileCheck` and `recordedCopy`, which decide how
+    // kept files are kept and found and how the previous build is read, not any page's bytes:
+    // a site can be rebuilt with them or without them as the same site (`IncrementalTests` does
+    // each).
     common.add(
-      options.renderPaths.subtracting([.carryOver, .dependents, .earlyFileCheck]).rawValue)
+      options.renderPaths.subtracting([.carryOver, .dependents, .earlyFileCheck, .recordedCopy])
+        .rawValue)
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)
@@ -125,11 +127,7 @@ struct PageFingerprints: Sendable {
     }
     self.counts = counts.value
     let todos = plan.todos
-    todoRows = todos.indices.map { position in
-      var hasher = FingerprintHasher()
-      Self.add(todoAt: position, of: todos, to: &hasher)
-      return hasher.value
-    }
+    todoRows = todos.indices.map { Self.rowHash(todos, at: $0) }
     var layout = FingerprintHasher()
     for kind in [PageKind.todo, .index, .list] {
       layout.add(bases[kind.rawValue])
@@ -268,6 +266,14 @@ struct PageFingerprints: Sendable {
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
     hasher.add(todoRows[position])
+  }
+
+  /// The hash of the row of the to-do at `position` of `todos`: what a page that shows it adds
+  /// to its fingerprint, and what `TodoCopyRecord` records of it.
+  static func rowHash(_ todos: TodoRows, at position: Int) -> UInt64 {
+    var hasher = FingerprintHasher()
+    add(todoAt: position, of: todos, to: &hasher)
+    return hasher.value
   }
 
   private static func add(

@@ -26,6 +26,9 @@ struct PreviousBuild: Sendable, Equatable {
   }
 
   var todos: PreviousTodos?
+  /// In place of `todos`, with `recordedCopy`: the copy of the to-dos, still the file its build
+  /// recorded, of which this build reads the rows that changed (`TodoCopy.differingRows`).
+  var todoCopy: TodoCopy?
   /// The to-dos once compared with this build's (`ChangeDiff.comparingTodos`), in place of
   /// their rows.
   var comparedTodos: ComparedTodos?
@@ -45,8 +48,8 @@ struct PreviousBuild: Sendable, Equatable {
 
   /// Whether there was nothing to compare with: the site's first build.
   var isEmpty: Bool {
-    todos == nil && comparedTodos == nil && possessions == nil && contacts == nil
-      && history == nil
+    todos == nil && todoCopy == nil && comparedTodos == nil && possessions == nil
+      && contacts == nil && history == nil
   }
 
   /// The name of a source's snapshot in the state folder.
@@ -57,10 +60,13 @@ struct PreviousBuild: Sendable, Equatable {
   /// error naming it; a site with no such files is a first build. With `explicit` (the folder
   /// came from `--previous`), a folder without any is a warning. With `copyReader`, a data copy
   /// in the form taskpress writes is read by `DataCopyReader` (`RenderPaths.copyReader`), any
-  /// other by `JSONDecoder`; without, every one by `JSONDecoder`.
+  /// other by `JSONDecoder`; without, every one by `JSONDecoder`. With `recordedCopy`, a copy
+  /// of the to-dos that is still the file its build recorded (`TodoCopyRecord`, in `state`) is
+  /// left to be read in part (`todoCopy`), unless the history has no builds (its counts are
+  /// then needed).
   static func read(
     site: String, state: String?, sources: Set<Change.Source>, explicit: Bool,
-    copyReader: Bool = true
+    copyReader: Bool = true, recordedCopy: Bool = false
   ) throws -> PreviousBuild {
     var previous = PreviousBuild()
     let data = site == "." ? "data/" : site + "/data/"
@@ -76,7 +82,16 @@ struct PreviousBuild: Sendable, Equatable {
       guard let state else { return nil }
       return try decode(type, at: state + "/" + snapshotName(source), "data", reader)
     }
-    previous.todos = try snapshot(.todos, PreviousTodos.self, DataCopyReader.todos)
+    let todoPath = data + Change.Source.todos.rawValue + ".json"
+    if recordedCopy, !explicit, sources.contains(.todos), let state,
+      let record = FileManager.default.contents(atPath: state + "/" + TodoCopyRecord.fileName)
+        .flatMap({ TodoCopyRecord(bytes: Array($0)) }),
+      let copy = TodoCopy(path: todoPath, record: record)
+    {
+      previous.todoCopy = copy
+    } else {
+      previous.todos = try snapshot(.todos, PreviousTodos.self, DataCopyReader.todos)
+    }
     previous.possessions = try snapshot(
       .possessions, [Possession].self, DataCopyReader.possessions)
     previous.contacts = try snapshot(.contacts, [Contact].self, DataCopyReader.contacts)
@@ -96,10 +111,18 @@ struct PreviousBuild: Sendable, Equatable {
       }
       previous.changes = changes
     }
+    // The report counts the previous to-dos when the history has no builds: all are read.
+    if let copy = previous.todoCopy, previous.history?.builds.isEmpty ?? true {
+      previous.todoCopy = nil
+      previous.todos = try readTodos(copy, copyReader: copyReader)
+    }
     // A source the last recorded build had but whose snapshot is gone is not compared.
     let last = previous.history?.builds.last
     for (source, had, found) in [
-      (Change.Source.todos, last?.todos != nil, previous.todos != nil),
+      (
+        Change.Source.todos, last?.todos != nil,
+        previous.todos != nil || previous.todoCopy != nil
+      ),
       (.possessions, last?.possessions != nil, previous.possessions != nil),
       (.contacts, last?.contacts != nil, previous.contacts != nil),
     ] where sources.contains(source) && had && !found {
@@ -120,6 +143,12 @@ struct PreviousBuild: Sendable, Equatable {
             + "the history of changes starts with this build"))
     }
     return previous
+  }
+
+  /// Every to-do of `copy`, read as `read` reads a copy of the to-dos.
+  static func readTodos(_ copy: TodoCopy, copyReader: Bool) throws -> PreviousTodos? {
+    let reader: (inout DataCopyReader.Pieces) -> PreviousTodos? = DataCopyReader.todos
+    return try decode(PreviousTodos.self, at: copy.path, "data", copyReader ? reader : nil)
   }
 
   /// The file at `path` decoded as `T`: by `reader` when it reads it, piece by piece (see

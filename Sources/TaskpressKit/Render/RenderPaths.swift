@@ -71,11 +71,16 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// (`LastPages`: a `stat` of each) on a thread of its own while it reads them; off, it does
   /// so once the sources are read and planned, when it stages the pages.
   public static let earlyFileCheck = RenderPaths(rawValue: 1 << 14)
+  /// A rebuild whose `data/todos.json` is still the file the last build recorded
+  /// (`TodoCopyRecord`: its identity, and each row's pk and hash) reads from it only the rows
+  /// whose hash changed, for the record of changes (`TodoCopy.differingRows`); off, or with more
+  /// than `TodoCopy.rowLimit` of them, it reads the whole copy.
+  public static let recordedCopy = RenderPaths(rawValue: 1 << 15)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
-    .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck,
+    .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck, .recordedCopy,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -88,7 +93,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("incremental", .incremental), ("copy-reader", .copyReader), ("key-order-diff", .keyOrderDiff),
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
     ("carry-over", .carryOver), ("dependents", .dependents),
-    ("early-file-check", .earlyFileCheck),
+    ("early-file-check", .earlyFileCheck), ("recorded-copy", .recordedCopy),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

@@ -1,0 +1,235 @@
+import Foundation
+
+/// What a build's `data/todos.json` holds, in brief: the file's identity once committed, and
+/// each to-do's pk and row hash (`PageFingerprints.rowHash`), in pk order as in the copy.
+/// Recorded in the state folder (`todo-copy`), so that the next build, finding the copy still
+/// that file, reads from it only the to-dos whose rows changed (`TodoCopy`) instead of the
+/// whole of it (`RenderPaths.recordedCopy`).
+struct TodoCopyRecord: Sendable, Equatable {
+  /// The copy's device, inode, size, and modification and change times in nanoseconds: a
+  /// file written or touched since has another (its change time moves with any write).
+  var identity: [UInt64]
+  var pks: [Int64]
+  var hashes: [UInt64]
+
+  static let fileName = "todo-copy"
+  private static let header = Array("taskpress-todo-copy 1\n".utf8)
+  private static let identityWords = 5
+
+  init(identity: [UInt64], pks: [Int64], hashes: [UInt64]) {
+    precondition(identity.count == Self.identityWords && pks.count == hashes.count)
+    self.identity = identity
+    self.pks = pks
+    self.hashes = hashes
+  }
+
+  /// The identity of the file at `path` (see `identity`), nil when it is not a regular file.
+  static func identity(ofFile path: String) -> [UInt64]? {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.isRegularFile else { return nil }
+    func nanoseconds(_ time: timespec) -> UInt64 {
+      UInt64(bitPattern: Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec))
+    }
+    return [
+      UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), nanoseconds(info.st_mtim),
+      nanoseconds(info.st_ctim),
+    ]
+  }
+
+  /// The record as it is stored: a header line, the identity, the count, then each pk and
+  /// hash, as 8 bytes little endian each.
+  var bytes: [UInt8] {
+    var bytes = Self.header
+    bytes.reserveCapacity(bytes.count + (Self.identityWords + 1 + 2 * pks.count) * 8)
+    func add(_ word: UInt64) {
+      withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
+    }
+    identity.forEach(add)
+    add(UInt64(pks.count))
+    for (pk, hash) in zip(pks, hashes) {
+      add(UInt64(bitPattern: pk))
+      add(hash)
+    }
+    return bytes
+  }
+
+  /// Reads a stored record; nil when `bytes` are not one (another version, cut short).
+  init?(bytes: [UInt8]) {
+    let start = Self.header.count
+    guard bytes.starts(with: Self.header), (bytes.count - start) % 8 == 0,
+      bytes.count >= start + (Self.identityWords + 1) * 8
+    else { return nil }
+    let words = bytes.withUnsafeBytes { raw in
+      stride(from: start, to: raw.count, by: 8).map {
+        UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0, as: UInt64.self))
+      }
+    }
+    let count = Int(truncatingIfNeeded: words[Self.identityWords])
+    guard count >= 0, words.count == Self.identityWords + 1 + 2 * count else { return nil }
+    identity = Array(words[..<Self.identityWords])
+    let rows = words[(Self.identityWords + 1)...]
+    pks = stride(from: rows.startIndex, to: rows.endIndex, by: 2).map {
+      Int64(bitPattern: rows[$0])
+    }
+    hashes = stride(from: rows.startIndex + 1, to: rows.endIndex, by: 2).map { rows[$0] }
+  }
+}
+
+/// The previous build's `data/todos.json`, still the file its `TodoCopyRecord` describes: the
+/// to-dos whose rows changed are read from it alone, found by their pks.
+struct TodoCopy: Sendable, Equatable {
+  /// The copy's path.
+  var path: String
+  var record: TodoCopyRecord
+
+  /// More changed rows than this, and the whole copy is read: each is found in about 25 reads.
+  static let rowLimit = 256
+
+  /// The copy at `path`, when `record` describes it as it is now.
+  init?(path: String, record: TodoCopyRecord) {
+    guard TodoCopyRecord.identity(ofFile: path) == record.identity else { return nil }
+    self.path = path
+    self.record = record
+  }
+
+  /// What the changes of `rows` (in strictly increasing pk order, as read) need of the copy:
+  /// the previous rows of the to-dos changed or removed, and the positions of those changed or
+  /// added. Comparing those gives the changes comparing every row gives, as the other rows'
+  /// hashes are the recorded ones. Nil when more than `rowLimit` rows differ, when the copy
+  /// does not have one of them as recorded, or when it has a pk twice (its rows are then paired
+  /// as a whole).
+  func differingRows(_ rows: TodoRows) -> (old: PreviousTodos, positions: [Int])? {
+    let pks = record.pks
+    let hashes = record.hashes
+    guard zip(pks, pks.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
+    var wanted: [Int64] = []
+    var positions: [Int] = []
+    var next = 0
+    for position in rows.indices {
+      let pk = rows.pk(position)
+      while next < pks.count, pks[next] < pk {
+        wanted.append(pks[next])
+        next += 1
+      }
+      if next < pks.count, pks[next] == pk {
+        if hashes[next] != PageFingerprints.rowHash(rows, at: position) {
+          wanted.append(pk)
+          positions.append(position)
+        }
+        next += 1
+      } else {
+        positions.append(position)
+      }
+      if wanted.count > Self.rowLimit { return nil }
+    }
+    wanted += pks[next...]
+    guard wanted.count <= Self.rowLimit, let old = read(wanted) else { return nil }
+    return (old, positions)
+  }
+
+  /// The to-dos `pks` (in increasing order) of the copy; nil when one is not found in the form
+  /// `DataExport.todosJSON` writes.
+  func read(_ pks: [Int64]) -> PreviousTodos? {
+    guard !pks.isEmpty else { return [] }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var file = ObjectFinder(fd: fd, size: Int(truncatingIfNeeded: record.identity[2]))
+    var todos: [PreviousBuild.Todo] = []
+    for pk in pks {
+      guard let todo = file.todo(pk) else { return nil }
+      todos.append(todo)
+    }
+    return PreviousTodos(todos)
+  }
+}
+
+/// Finds the objects of a copy `DataExport.todosJSON` wrote by pk, by halving the part of the
+/// file it may be in: each object begins a line with `  {`, then one with `"pk"` (a string in
+/// the copy never holds a line break), and the copy is in pk order.
+private struct ObjectFinder {
+  let fd: Int32
+  let size: Int
+  private static let start = Array("\n  {\n    \"pk\": ".utf8)
+  private static let end = Array("\n  }".utf8)
+  private static let window = 8192
+
+  /// `count` bytes from `offset`, fewer at the end of the file.
+  private func bytes(at offset: Int, count: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: max(0, min(count, size - offset)))
+    var done = 0
+    while done < bytes.count {
+      let read = bytes.withUnsafeMutableBytes { buffer in
+        guard let base = buffer.baseAddress else { return 0 }
+        return pread(fd, base + done, buffer.count - done, off_t(offset + done))
+      }
+      if read < 0, errno == EINTR { continue }
+      guard read > 0 else { return Array(bytes[..<done]) }
+      done += read
+    }
+    return bytes
+  }
+
+  /// Where `pattern` first begins at or after `offset`, and before `limit`.
+  private func first(_ pattern: [UInt8], from offset: Int, before limit: Int) -> Int? {
+    var from = offset
+    while from < limit {
+      let chunk = bytes(at: from, count: Self.window)
+      guard chunk.count >= pattern.count else { return nil }
+      if let found = chunk.firstRange(of: pattern)?.lowerBound, from + found < limit {
+        return from + found
+      }
+      // The pattern may straddle this window and the next.
+      from += chunk.count - pattern.count + 1
+    }
+    return nil
+  }
+
+  /// The offset and pk of the first object that begins at or after `offset`, before `limit`.
+  private func object(from offset: Int, before limit: Int) -> (offset: Int, pk: Int64)? {
+    guard let found = first(Self.start, from: offset, before: limit) else { return nil }
+    let digits = bytes(at: found + Self.start.count, count: 24).prefix {
+      $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+    }
+    guard let pk = Int64(String(decoding: digits, as: UTF8.self)) else { return nil }
+    return (found, pk)
+  }
+
+  /// The to-do `pk`, read as `DataCopyReader` reads the copy; nil when the copy has none.
+  mutating func todo(_ pk: Int64) -> PreviousBuild.Todo? {
+    // The object of `pk`, if any, begins in `low..<high`.
+    var low = 0
+    var high = size
+    while high - low > Self.window {
+      let middle = (low + high) / 2
+      guard let found = object(from: middle, before: high) else {
+        high = middle
+        continue
+      }
+      if found.pk == pk { return todo(at: found.offset, pk) }
+      if found.pk < pk {
+        low = found.offset + 1
+      } else {
+        high = middle
+      }
+    }
+    var offset = low
+    while let found = object(from: offset, before: high), found.pk <= pk {
+      if found.pk == pk { return todo(at: found.offset, pk) }
+      offset = found.offset + 1
+    }
+    return nil
+  }
+
+  /// The to-do of the object at `offset`, when it is `pk`'s.
+  private func todo(at offset: Int, _ pk: Int64) -> PreviousBuild.Todo? {
+    guard let end = first(Self.end, from: offset + 1, before: size) else { return nil }
+    let object = bytes(at: offset, count: end + Self.end.count - offset)
+    let array = Array("[".utf8) + object + Array("\n]\n".utf8)
+    guard let todos = array.withUnsafeBytes(DataCopyReader.todos), todos.count == 1,
+      todos.pk(0) == pk
+    else { return nil }
+    return PreviousBuild.Todo(
+      pk: pk, text: todos.text(0), priority: todos.priority(0), complete: todos.isComplete(0))
+  }
+}

@@ -1,0 +1,168 @@
+import Foundation
+@_spi(Testing) import SQLite
+import Testing
+
+@testable import TaskpressKit
+
+/// `TodoCopy` (`RenderPaths.recordedCopy`) against its plain twin, the whole copy read: the rows
+/// it finds by pk are those the whole copy has, and the rows that differ from the record give
+/// the changes comparing every row gives.
+@Suite struct TodoCopyTests {
+  /// The hostile to-dos of `PreviousReaderTests` (one per pk: the smallest and largest pks, a
+  /// text of 10,000 bytes, one that looks like an object's start), among 2,000 plain ones, in pk
+  /// order: the copy spans many of the finder's windows.
+  static var todos: [Todo] {
+    var byPK: [Int64: Todo] = [:]
+    for todo in PreviousReaderTests.hostileTodos where byPK[todo.pk] == nil {
+      byPK[todo.pk] = todo
+    }
+    for pk in Int64(2000)..<4000 {
+      byPK[pk] = Todo(
+        pk: pk, text: "Plain to-do \(pk)", priority: pk % 3 == 0 ? .high : .low,
+        complete: pk % 5 == 0, due: pk % 7 == 0 ? "2026-12-0\(pk % 9 + 1)" : nil)
+    }
+    return byPK.values.sorted { $0.pk < $1.pk }
+  }
+
+  /// Writes the copy of `todos` (in pk order) to `folder` and records it as a build does.
+  static func copy(_ todos: [Todo], dueDates: Bool, in folder: TemporaryFolder) throws
+    -> TodoCopy
+  {
+    let path = folder.path + "/todos.json"
+    try Data(PreviousReaderTests.todosCopy(todos, dueDates: dueDates)).write(
+      to: URL(fileURLWithPath: path))
+    let rows = TodoRows(todos)
+    let identity = try #require(TodoCopyRecord.identity(ofFile: path))
+    let record = TodoCopyRecord(
+      identity: identity, pks: todos.map(\.pk),
+      hashes: rows.indices.map { PageFingerprints.rowHash(rows, at: $0) })
+    return try #require(TodoCopy(path: path, record: record))
+  }
+
+  @Test(
+    "every to-do of a copy is found by its pk as the whole copy has it; a pk it lacks is not",
+    arguments: [false, true])
+  func findsEachRow(dueDates: Bool) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let copy = try Self.copy(Self.todos, dueDates: dueDates, in: folder)
+    let whole = try #require(try PreviousBuild.readTodos(copy, copyReader: false))
+    #expect(whole.count == Self.todos.count)
+    for index in whole.indices {
+      let found = try #require(copy.read([whole.pk(index)]), "pk \(whole.pk(index))")
+      #expect(found.count == 1)
+      #expect(found.pk(0) == whole.pk(index))
+      #expect(found.text(0) == whole.text(index), "pk \(whole.pk(index))")
+      #expect(found.priority(0) == whole.priority(index))
+      #expect(found.isComplete(0) == whole.isComplete(index))
+    }
+    let all = try #require(copy.read(Array(whole.indices.map(whole.pk))))
+    #expect(all == whole)
+    for missing: Int64 in [-2, 2, 1500, 4000, .max - 2] {
+      #expect(copy.read([missing]) == nil, "pk \(missing)")
+    }
+  }
+
+  /// A seeded generator, so that a failure is the same every run.
+  struct Seeded: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state ^ (state >> 29)
+    }
+  }
+
+  @Test("the rows that differ from the recorded copy's give the changes every row gives")
+  func differingRowsGiveTheSameChanges() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let old = Self.todos
+    let copy = try Self.copy(old, dueDates: true, in: folder)
+    let whole = try #require(try PreviousBuild.readTodos(copy, copyReader: true))
+    let labels = Labels.builtIn(.en)
+    var random = Seeded(state: 22)
+    for round in 0..<60 {
+      var new = old
+      for _ in 0..<(round % 8 + 1) {
+        let index = Int.random(in: new.indices, using: &random)
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0: new[index].text += " (edited)"
+        case 1: new[index].priority = new[index].priority == .high ? .medium : .high
+        case 2: new[index].complete.toggle()
+        case 3: new[index].due = "2027-01-01"
+        case 4: new.remove(at: index)
+        default:
+          let pk = Int64.random(in: 4000..<5000, using: &random)
+          if !new.contains(where: { $0.pk == pk }) {
+            new.append(Todo(pk: pk, text: "New \(pk)", priority: .low, complete: false))
+          }
+        }
+      }
+      new.sort { $0.pk < $1.pk }
+      let rows = TodoRows(new)
+      let expected = ChangeDiff.todos(whole, rows, at: rows.indices, labels: labels)
+      let found = try #require(copy.differingRows(rows), "round \(round)")
+      #expect(found.old.count <= round % 8 + 1)
+      let actual = ChangeDiff.todos(found.old, rows, at: found.positions, labels: labels)
+      #expect(actual.sorted(by: <) == expected.sorted(by: <), "round \(round)")
+    }
+    // No row changed: nothing read, nothing compared.
+    let same = try #require(copy.differingRows(TodoRows(old)))
+    #expect(same.old.isEmpty && same.positions.isEmpty)
+  }
+
+  @Test("more changed rows than the limit, or a copy written since, and the copy is read whole")
+  func limitsAndIdentity() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let old = Self.todos
+    let copy = try Self.copy(old, dueDates: false, in: folder)
+    var many = old
+    for index in many.indices.prefix(TodoCopy.rowLimit + 1) { many[index].text += "!" }
+    #expect(copy.differingRows(TodoRows(many)) == nil)
+    var few = old
+    for index in few.indices.prefix(TodoCopy.rowLimit) { few[index].text += "!" }
+    #expect(copy.differingRows(TodoRows(few))?.old.count == TodoCopy.rowLimit)
+    // A copy with a pk twice is paired as a whole, as the plain way pairs it.
+    var twice = copy.record
+    twice.pks[1] = twice.pks[0]
+    #expect(
+      try #require(TodoCopy(path: copy.path, record: twice)).differingRows(TodoRows(old)) == nil)
+    // The same bytes written again: another file, not the one recorded.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: copy.path))
+    try bytes.write(to: URL(fileURLWithPath: copy.path))
+    #expect(TodoCopy(path: copy.path, record: copy.record) == nil)
+  }
+
+  @Test("the record reads back as written; a record cut short or of another version does not")
+  func recordBytes() throws {
+    let record = TodoCopyRecord(
+      identity: [1, 2, 3, 4, 5], pks: [.min, -1, 0, 7, .max], hashes: [9, 8, 7, 6, 5])
+    #expect(TodoCopyRecord(bytes: record.bytes) == record)
+    #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast(8))) == nil)
+    #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast())) == nil)
+    var other = record.bytes
+    other[other.firstIndex(of: UInt8(ascii: "1"))!] = UInt8(ascii: "2")
+    #expect(TodoCopyRecord(bytes: other) == nil)
+    let empty = TodoCopyRecord(identity: [0, 0, 0, 0, 0], pks: [], hashes: [])
+    #expect(TodoCopyRecord(bytes: empty.bytes) == empty)
+  }
+
+  @Test("a build records its copy of the to-dos so that the next build finds it as recorded")
+  func buildRecordsItsCopy() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    var inputs = try IncrementalTests.Inputs(folder)
+    _ = try IncrementalTests.build(inputs.options)
+    let state = folder.sub(".site.taskpress/" + TodoCopyRecord.fileName)
+    let bytes = try #require(FileManager.default.contents(atPath: state))
+    let record = try #require(TodoCopyRecord(bytes: Array(bytes)))
+    #expect(record.pks == Array(1...30))
+    let copy = try #require(TodoCopy(path: folder.sub("site/data/todos.json"), record: record))
+    #expect(copy.differingRows(TodoRows([])).map { $0.old.count } == 30)
+    // Without the copy published, no record is left behind.
+    inputs.options.dataCopies.remove(.todos)
+    _ = try IncrementalTests.build(inputs.options)
+    #expect(!FileManager.default.fileExists(atPath: state))
+  }
+}
