@@ -341,8 +341,8 @@ public enum Build {
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintBytes: [UInt8] = []
     var rowBytes: [UInt8]?
-    /// The pks and row hashes of the to-dos' data copy, in its order (`TodoCopyRecord`).
-    var copyRows: (pks: [Int64], hashes: [UInt64])?
+    /// The record of the to-dos' data copy, but its identity (`TodoCopyRecord`).
+    var copyRecord: [UInt8]?
     var photoRecord: PhotoRecord?
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
@@ -442,10 +442,10 @@ public enum Build {
         rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
       }
       if plan.hasTodos, options.dataCopies.contains(.todos) {
-        let positions = plan.todoPositionsByPK
-        copyRows = (
-          positions.map(plan.todos.pk), positions.map { fingerprints.todoRows[$0] }
-        )
+        let (todos, hashes) = (plan.todos, fingerprints.todoRows)
+        copyRecord = TodoCopyRecord.bytes(
+          count: todos.count,
+          rows: plan.todoPositionsByPK.lazy.map { (todos.pk($0), hashes[$0]) })
       }
       freeInBackground((consume pages, consume renderer))
       return staged
@@ -495,13 +495,13 @@ public enum Build {
     // The copy of the to-dos as committed, named by its identity (not tied to the manifest: a
     // later build that keeps the copy keeps the file).
     let site = OutputWriter.trimmed(options.output)
-    if let copyRows,
+    if copyRecord != nil,
       let identity = TodoCopyRecord.identity(
-        ofFile: (site == "." ? "" : site + "/") + "data/todos.json")
+        ofFile: (site == "." ? "" : site + "/") + "data/todos.json"),
+      var bytes = copyRecord.take()  // taken, so that setting the identity copies nothing
     {
-      writer.recordStateFile(
-        TodoCopyRecord.fileName,
-        TodoCopyRecord(identity: identity, pks: copyRows.pks, hashes: copyRows.hashes).bytes)
+      TodoCopyRecord.setIdentity(identity, in: &bytes)
+      writer.recordStateFile(TodoCopyRecord.fileName, bytes)
     } else {
       writer.removeStateFile(TodoCopyRecord.fileName)
     }

@@ -39,18 +39,41 @@ struct TodoCopyRecord: Sendable, Equatable {
   /// The record as it is stored: a header line, the identity, the count, then each pk and
   /// hash, as 8 bytes little endian each.
   var bytes: [UInt8] {
-    var bytes = Self.header
-    bytes.reserveCapacity(bytes.count + (Self.identityWords + 1 + 2 * pks.count) * 8)
+    var bytes = Self.bytes(count: pks.count, rows: zip(pks, hashes))
+    Self.setIdentity(identity, in: &bytes)
+    return bytes
+  }
+
+  /// The stored record of `count` rows (pk, hash), with an identity of zeros: a build makes it
+  /// before its commit, and sets the identity of the copy it committed (`setIdentity`) in
+  /// place, without a copy of a million rows' record.
+  static func bytes(count: Int, rows: some Sequence<(Int64, UInt64)>) -> [UInt8] {
+    var bytes = header
+    bytes.reserveCapacity(bytes.count + (identityWords + 1 + 2 * count) * 8)
     func add(_ word: UInt64) {
       withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
     }
-    identity.forEach(add)
-    add(UInt64(pks.count))
-    for (pk, hash) in zip(pks, hashes) {
+    for _ in 0..<identityWords { add(0) }
+    add(UInt64(count))
+    var added = 0
+    for (pk, hash) in rows {
       add(UInt64(bitPattern: pk))
       add(hash)
+      added += 1
     }
+    precondition(added == count, "\(added) rows for a record of \(count)")
     return bytes
+  }
+
+  /// Sets the identity of a record `bytes(count:rows:)` made.
+  static func setIdentity(_ identity: [UInt64], in bytes: inout [UInt8]) {
+    precondition(identity.count == identityWords && bytes.starts(with: header))
+    bytes.withUnsafeMutableBytes { raw in
+      for (index, word) in identity.enumerated() {
+        raw.storeBytes(
+          of: word.littleEndian, toByteOffset: header.count + index * 8, as: UInt64.self)
+      }
+    }
   }
 
   /// Reads a stored record; nil when `bytes` are not one (another version, cut short).
