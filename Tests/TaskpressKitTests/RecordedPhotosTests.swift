@@ -121,7 +121,8 @@ import Testing
   @Test(
     "photos are read again when a photo file was changed by hand, the possessions changed, or the photo settings did",
     arguments: [
-      "a photo file edited", "a photo file deleted", "a possession", "the settings",
+      "a photo file edited", "a photo file deleted", "a photo file edited and a to-do changed",
+      "a photo file deleted and a to-do changed", "a possession", "the settings",
       "another libvips",
     ])
   func readAgain(change: String) throws {
@@ -130,12 +131,19 @@ import Testing
       let photos = options.output + "/photos"
       let files = try FileManager.default.contentsOfDirectory(atPath: photos).sorted()
       let file = photos + "/" + (try #require(files.first))
+      // With a to-do changed, the rebuild reads its sources at once and checks the last
+      // build's files while it does (`RenderPaths.earlyFileCheck`); the recorded photos'
+      // files are looked at on their own either way, and the changed one is found.
+      if change.hasSuffix("and a to-do changed") {
+        try Database.openWritableForTesting(at: try #require(options.todos)).execute(
+          "UPDATE todo SET text = 'Changed' WHERE pk = 3")
+      }
       switch change {
-      case "a photo file edited":
+      case "a photo file edited", "a photo file edited and a to-do changed":
         var bytes = try #require(FileManager.default.contents(atPath: file))
         bytes[bytes.count / 2] ^= 0xFF
         try bytes.write(to: URL(filePath: file))
-      case "a photo file deleted":
+      case "a photo file deleted", "a photo file deleted and a to-do changed":
         try FileManager.default.removeItem(atPath: file)
       case "a possession":
         try Database.openWritableForTesting(at: try #require(options.possessions)).execute(
@@ -238,16 +246,25 @@ import Testing
     asStored.vipsVersion = nil
     #expect(PhotoRecord(bytes: asStored.bytes) == asStored)
     #expect(record.paths == ["photos/a1.jpg", "photos/b2-240w.webp", "photos/b2-640w.webp"])
+    // A file two possessions share is kept once.
+    var sharing = record
+    sharing.photos[9] = record.photos[7]
+    #expect(sharing.paths == ["photos/a1.jpg", "photos/b2-240w.webp", "photos/b2-640w.webp"])
     for count in 0..<bytes.count {
       #expect(PhotoRecord(bytes: Array(bytes.prefix(count))) == nil, "cut at \(count)")
     }
     for (from, to) in [
-      ("photos/a1.jpg", "photos/../a1.jpg"), ("photos/a1.jpg", "site/a1.jpg"),
+      ("photos/a1.jpg", "photos/../a1.jpg"), ("photos/a1.jpg", "photos/a//../../a1.jpg"),
+      ("photos/a1.jpg", "site/a1.jpg"),
       ("taskpress-photos 1", "taskpress-photos 2"), (" 320 240", " 320 -240"),
       ("vips 8.14.1\n", ""),
     ] {
       let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: from, with: to)
       #expect(PhotoRecord(bytes: Array(text.utf8)) == nil, "\(to)")
     }
+    // A name that only starts with two dots is no way out of `photos/`.
+    let dotted = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+      of: "photos/a1.jpg", with: "photos/..a1.jpg")
+    #expect(PhotoRecord(bytes: Array(dotted.utf8))?.paths.contains("photos/..a1.jpg") == true)
   }
 }
