@@ -248,7 +248,7 @@ import Testing
     #expect(record.paths == ["photos/a1.jpg", "photos/b2-240w.webp", "photos/b2-640w.webp"])
     // A file two possessions share is kept once.
     var sharing = record
-    sharing.photos[9] = record.photos[7]
+    sharing.photos[9] = try #require(record.photos[7])
     #expect(sharing.paths == ["photos/a1.jpg", "photos/b2-240w.webp", "photos/b2-640w.webp"])
     for count in 0..<bytes.count {
       #expect(PhotoRecord(bytes: Array(bytes.prefix(count))) == nil, "cut at \(count)")
