@@ -119,7 +119,9 @@ import Testing
       let photos = try FileManager.default.contentsOfDirectory(atPath: site + "/photos")
       #expect(photos.count == 1 && photos[0].hasSuffix("-3w.webp"), "\(photos)")
       let text = try String(contentsOfFile: peak, encoding: .utf8)
-      peaks[bytes] = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+      // Required as an Int, not as the dictionary's Int?: the check would then always pass.
+      let peakKB: Int = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+      peaks[bytes] = peakKB
     }
     // Read whole, the photo alone would add 62 MB; streamed in 64 KB pieces, SQLite's page
     // cache (2 MB) and the pieces are all that grow.

@@ -54,8 +54,9 @@ import Testing
       while let relative = enumerator?.nextObject() as? String {
         guard !relative.hasPrefix(".taskpress") else { continue }
         var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: "\(root)/\(relative)", isDirectory: &isFolder)
-        if !isFolder.boolValue {
+        let exists = FileManager.default.fileExists(
+          atPath: "\(root)/\(relative)", isDirectory: &isFolder)
+        if exists, !isFolder.boolValue {
           files[relative] = try Data(contentsOf: URL(filePath: "\(root)/\(relative)"))
         }
       }
