@@ -1,9 +1,14 @@
 import Dispatch
 import Foundation
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputWriterTests {
   @Test("a path splits into its folder and its name at the last slash")

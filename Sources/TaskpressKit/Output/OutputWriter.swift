@@ -1,5 +1,10 @@
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Writes a generated site into an output folder safely, in two phases.
 ///
