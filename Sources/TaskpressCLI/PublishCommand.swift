@@ -229,10 +229,17 @@ extension PublishCommand {
       if let status = stopped(probe, doing: "reading the destination", started: false, &report) {
         return status
       }
+      // The record is trusted when the top folder holds, at their sizes, the files it says
+      // are there as the site has them (those the plan would not upload again).
+      var earlier: PublishRecord?
       if let known = record {
         let top = Listing(probe.status == 3 ? Data("[]".utf8) : probe.output)
+        let sizes = Dictionary(
+          site.files.lazy.filter { !$0.path.contains("/") }.map { ($0.path, $0) },
+          uniquingKeysWith: { a, _ in a })
         let missing = known.files.values.contains { file in
-          !file.path.contains("/") && top?.sizes[file.path] != file.size
+          !file.path.contains("/") && sizes[file.path] == file
+            && top?.sizes[file.path] != file.size
         }
         if top == nil || missing || (probe.status == 3 && !known.files.isEmpty) {
           if !settings.quiet {
@@ -240,6 +247,7 @@ extension PublishCommand {
               "note: '\(destination)' does not hold what taskpress last published there;"
                 + " comparing it file by file\n")
           }
+          earlier = known
           record = nil
         }
       }
@@ -250,6 +258,12 @@ extension PublishCommand {
         var fresh = PublishRecord()
         let status = compare(site, rclone, &fresh, &present, &report)
         if let status { return status }
+        // Files taskpress published there that the site no longer has are still deleted.
+        let produced = Set(site.files.map(\.path))
+        for (path, file) in earlier?.files ?? [:]
+        where !produced.contains(path) && report.listedPaths.contains(path) {
+          fresh.files[path] = file
+        }
         record = fresh
       }
       guard var record else { return TaskpressCLI.ExitStatus.failure }
@@ -353,6 +367,7 @@ extension PublishCommand {
         }
       }
       report.listed = listing.sizes.count
+      report.listedPaths = Set(listing.sizes.keys)
       guard !candidates.isEmpty else { return nil }
       let kind = Listing.preferredHash(candidates.compactMap { listing.hashes[$0.path] })
       let listPath = rclone.scratch + "/files"

@@ -24,6 +24,8 @@ struct PublishReport: Encodable {
   var files = 0
   /// Files found by listing the destination (a first publish, or `--full`).
   var listed = 0
+  /// Their paths (not written to the report).
+  var listedPaths = Set<String>()
   /// Of those, the files whose hash was the site's: not uploaded.
   var matched = 0
   var unchanged = 0

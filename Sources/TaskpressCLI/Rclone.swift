@@ -136,6 +136,10 @@ enum RcloneFailure: Equatable {
     for marker in ["CRITICAL: ", "ERROR : ", "ERROR: ", "NOTICE: "] {
       if let range = line.range(of: marker) { line = String(line[range.upperBound...]) }
     }
+    // rclone's time stamp, `2026/12/05 21:38:24 `.
+    if line.count > 20, line.prefix(20).allSatisfy({ $0.isNumber || "/: ".contains($0) }) {
+      line = String(line.dropFirst(20))
+    }
     line = line.trimmingCharacters(in: .whitespaces)
     return line.count > 300 ? String(line.prefix(300)) + "..." : line
   }
