@@ -80,18 +80,18 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
       + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title --data"
       + " --noindex --csv-bom --previous --date --history-limit --max-photo-pixels"
-      + " --keep-photo-metadata --help"
+      + " --keep-photo-metadata --host --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",
-        "build init render check serve completions help --help -h --version",
+        "build publish init render check serve completions help --help -h --version",
         "build",
         buildOptions,
         "--possessions --page-size --pretty-urls --previous",
         "en ja",
         "site",
         "--help -h bash zsh fish",
-        "build init render check serve completions",
+        "build publish init render check serve completions",
         "",
       ])
   }

@@ -92,6 +92,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var maxPhotoPixels: Int = 200_000_000
   /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
   public var keepPhotoMetadata: Bool = false
+  /// The static host whose limits the site is checked against after the build (`--host`);
+  /// it changes no byte of the site.
+  public var host: String?
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all
