@@ -298,6 +298,13 @@ enum Configuration {
       }
       options.host = value
     case "quiet": options.quiet = value == "true"
+    case "warnings":
+      guard value == "all" || value == "grouped" else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected 'grouped' (the first ten of each kind, "
+            + "then one line for the rest) or 'all'")
+      }
+      options.allWarnings = value == "all"
     case "title": options.title = try nonEmpty()
     case "data":
       var copies: Set<BuildOptions.DataSource> = []

@@ -78,7 +78,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     #expect(result.status == 0)
     let buildOptions: Substring =
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
-      + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title --data"
+      + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
       + " --noindex --csv-bom --previous --date --history-limit --max-photo-pixels"
       + " --keep-photo-metadata --host --help"
     #expect(

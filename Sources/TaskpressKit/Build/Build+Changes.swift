@@ -23,11 +23,16 @@ extension Build {
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
   static func buildDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String {
+    givenDate(options, sourceDateEpoch: sourceDateEpoch) ?? BuildDate.now()
+  }
+
+  /// The date a build was given: `--date`, else `SOURCE_DATE_EPOCH`; nil for an undated build.
+  static func givenDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String? {
     if let date = options.date { return date }
     if let epoch = sourceDateEpoch.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
       return BuildDate.format(epoch)
     }
-    return BuildDate.now()
+    return nil
   }
 
   /// Renders the pages that show the record of changes (the first index page and
@@ -84,8 +89,7 @@ extension Build {
       switch source {
       case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
       case .possessions:
-        export = DataExport.possessionsJSON(
-          plan.possessions, photoURLs: photoFiles.mapValues(\.path))
+        export = DataExport.possessionsJSON(plan.possessions, photoFiles: photoFiles)
       case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
       }
       return (name, Array(export.bytes))

@@ -407,6 +407,7 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(

@@ -62,6 +62,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var strict: Bool = false
   /// Prints errors only.
   public var quiet: Bool = false
+  /// Prints every warning on its own line (`--warnings all`) instead of the first ten of each
+  /// kind and a line for the rest.
+  public var allWarnings: Bool = false
   /// A JSON file to write the build summary to.
   public var report: String?
   /// The site's title; nil uses the label `siteTitle` of the locale.
