@@ -71,6 +71,9 @@ public enum Build {
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
+    let photoCache = try options.photoCache.map {
+      try PhotoCache(folder: $0, limit: options.photoCacheSize)
+    }
 
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
@@ -222,7 +225,8 @@ public enum Build {
               return
             }
             let (files, warnings, decoded) = try exportPhotos(
-              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
+              possessions, from: source, to: writer, settings: photoSettings, cache: photoCache,
+              jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping

@@ -92,6 +92,11 @@ public struct BuildOptions: Sendable, Equatable {
   public var maxPhotoPixels: Int = 200_000_000
   /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
   public var keepPhotoMetadata: Bool = false
+  /// A folder outside the site where photos' renditions are kept across builds and checkouts
+  /// (`--photo-cache`); none by default.
+  public var photoCache: String?
+  /// The most bytes the photo cache holds; the entries used least recently go first.
+  public var photoCacheSize: Int = 1 << 30
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all
