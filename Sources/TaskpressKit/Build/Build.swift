@@ -178,6 +178,7 @@ public enum Build {
     if !readsEarly { startReadingTodos() }
     let staging = StagingState()
     let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
+    let photoSeconds = Mutex(0.0)
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -224,6 +225,7 @@ public enum Build {
               staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
               return
             }
+            let photosStarted = ContinuousClock.now
             let (files, warnings, decoded) = try exportPhotos(
               possessions, from: source, to: writer, settings: photoSettings, cache: photoCache,
               jobs: jobs,
@@ -232,6 +234,8 @@ public enum Build {
                 return staging.isStopping
               })
             photoWarnings.withLock { $0 = (warnings, decoded) }
+            // Before the pages are told: they read it once the photos are done.
+            photoSeconds.withLock { $0 = seconds(since: photosStarted) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -387,6 +391,7 @@ public enum Build {
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
       summary.photosDecoded = decoded
+      summary.photoSeconds = photoSeconds.withLock { $0 }
       for warning in photoProblems {
         reporter.warning(warning)
       }
