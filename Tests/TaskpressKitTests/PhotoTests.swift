@@ -155,6 +155,28 @@ private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
     }
   }
 
+  @Test("the data copies give the published photo's width and height, upright (orientations 1-8)")
+  func dataCopySizes() throws {
+    let built = try PhotoSite()
+    let json = try JSONSerialization.jsonObject(
+      with: Data(try built.bytes("data/possessions.json")))
+    let rows = try #require(json as? [[String: Any]])
+    let csv = String(decoding: try built.bytes("data/possessions.csv"), as: UTF8.self)
+    for orientation in 1...8 {
+      let row = try #require(rows.first { ($0["id"] as? Int) == orientation })
+      let path = try #require(row["photo"] as? String)
+      let format = orientation == 1 ? TPV_JPEG : TPV_WEBP
+      let pixels = try Vips.rgb(format, PhotoBytes(try built.bytes(path)))
+      #expect(row["photo_width"] as? Int == pixels.width, "orientation \(orientation)")
+      #expect(row["photo_height"] as? Int == pixels.height, "orientation \(orientation)")
+      #expect(pixels.width == 400 && pixels.height == 200, "orientation \(orientation)")
+      #expect(
+        csv.contains(",\(path),\(pixels.width),\(pixels.height)\r\n")
+          || csv.contains(",\(path),\(pixels.width),\(pixels.height)\n"),
+        "orientation \(orientation)")
+    }
+  }
+
   @Test("renditions at the theme's widths below the photo's, and the photo's own; never larger")
   func widths() throws {
     var settings = PhotoSettings()

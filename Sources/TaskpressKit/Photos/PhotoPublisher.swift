@@ -39,13 +39,21 @@ final class PhotoPublisher: Sendable {
   let photosDecoded = Atomic(0)
   /// The renditions the previous build wrote, by their photo's key: path and width.
   private let previousRenditions: [String: [(path: String, width: Int)]]
+  /// Renditions kept outside the site (`--photo-cache`), when there is a cache.
+  let cache: PhotoCache?
+  /// Photos whose renditions came from the cache.
+  let photosFromCache = Atomic(0)
 
   /// Photos up to this size are read whole into memory; larger ones are streamed from the
   /// database each time, so memory does not grow with their size.
   static let bufferLimit = 1 << 20
 
-  init(settings: PhotoSettings, source: PossessionSource, writer: OutputWriter) {
+  init(
+    settings: PhotoSettings, source: PossessionSource, writer: OutputWriter,
+    cache: PhotoCache? = nil
+  ) {
     self.settings = settings
+    self.cache = cache
     self.source = source
     self.writer = writer
     var previous: [String: [(path: String, width: Int)]] = [:]
@@ -102,6 +110,8 @@ final class PhotoPublisher: Sendable {
 
     let decoded = try makeRenditions(decode, jobs: jobs, stopping: stopping)
     if stopping() { return ([:], []) }
+    // Within its bound once this build's entries are stored (and the ones it used marked).
+    cache?.trim()
     outcomes.merge(decoded) { first, _ in first }
 
     var photos: [Int64: PublishedPhoto] = [:]
@@ -143,6 +153,17 @@ final class PhotoPublisher: Sendable {
   /// libvips version), hashed into 16 hexadecimal digits.
   private func renditionKey(_ photo: PhotoInfo, name: String) -> String {
     ContentHash.hex(of: Array("\(name) \(photo.byteCount) \(settings.renditionKey)".utf8))
+  }
+
+  /// The key of the photo named `name` in the cache: its content (the name, and its size) and
+  /// every setting that decides whether and how it is decoded. Nil for a photo whose hash is
+  /// another photo's (`HASH-2`): its name alone does not tell its content.
+  func cacheKey(_ photo: PhotoInfo, name: String) -> String? {
+    guard !name.contains("-") else { return nil }
+    return ContentHash.hex(
+      of: Array(
+        ("photo-cache 1 \(name) \(photo.byteCount) \(photo.format.rawValue) "
+          + "\(settings.renditionKey) max-pixels \(settings.maxPixels)").utf8))
   }
 
   /// Whether `path` names a rendition libvips made, `photos/KEY-WIDTHw.webp`.
@@ -203,6 +224,19 @@ final class PhotoPublisher: Sendable {
   private func makeRenditions(_ photo: PhotoInfo, name: String) throws -> Result<
     PublishedPhoto, Vips.Failure
   > {
+    let cacheKey = cache == nil ? nil : cacheKey(photo, name: name)
+    if let cache, let cacheKey, let stored = cache.read(cacheKey) {
+      let key = renditionKey(photo, name: name)
+      let renditions = stored.map {
+        PublishedPhoto.Rendition(
+          path: Self.renditionPath(key, $0.nameWidth), width: $0.width, height: $0.height)
+      }
+      for (rendition, entry) in zip(renditions, stored) {
+        try writer.add(rendition.path, bytes: entry.bytes)
+      }
+      photosFromCache.add(1, ordering: .relaxed)
+      return .success(PublishedPhoto(renditions: renditions))
+    }
     let loader: tpv_format
     let reader: PhotoBytes
     if photo.format == .bmp {
@@ -241,6 +275,7 @@ final class PhotoPublisher: Sendable {
         loader, reader, widths: widths, quality: settings.quality, jpeg: false,
         keepMetadata: settings.keepMetadata)
       var made: [(PublishedPhoto.Rendition, [UInt8])] = []
+      var stored: [PhotoCache.Rendition] = []
       for (width, image) in zip(widths, images) {
         var encoded = image.bytes
         if !settings.keepMetadata {
@@ -249,6 +284,8 @@ final class PhotoPublisher: Sendable {
           }
           encoded = stripped
         }
+        stored.append(
+          .init(nameWidth: width, width: image.width, height: image.height, bytes: encoded))
         made.append(
           (
             .init(path: Self.renditionPath(key, width), width: image.width, height: image.height),
@@ -259,6 +296,7 @@ final class PhotoPublisher: Sendable {
       for (rendition, bytes) in made {
         try writer.add(rendition.path, bytes: bytes)
       }
+      if let cache, let cacheKey { cache.store(stored, key: cacheKey) }
       return .success(PublishedPhoto(renditions: made.map(\.0)))
     } catch let failure as Vips.Failure {
       return .failure(failure)
