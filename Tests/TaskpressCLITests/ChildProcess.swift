@@ -40,8 +40,9 @@ enum TaskpressBinary {
 /// The child starts with every signal at its default action and none blocked (unless
 /// `blocking` says otherwise), whatever the test runner's threads have set.
 final class ChildTaskpress: @unchecked Sendable {
-  // `@unchecked`: `output` is behind a mutex; `pid` and the descriptors are only used from the
-  // test's thread (the readers only touch their own descriptor).
+  // `@unchecked`: `output` is behind a mutex and `readersFinished` behind `arrived`; `pid` and
+  // the descriptors are only used from the test's thread (the readers only touch their own
+  // descriptor).
 
   struct Result {
     /// The exit status, or the signal's number when `killed` is set.
@@ -57,6 +58,9 @@ final class ChildTaskpress: @unchecked Sendable {
   let pid: pid_t
   private let output = Mutex((out: [UInt8](), err: [UInt8]()))
   private let readersDone = DispatchGroup()
+  /// Signalled when output arrives or a reader finishes; guards `readersFinished`.
+  private let arrived = NSCondition()
+  private var readersFinished = 0
   /// Readable (at end of file) once the child has exited: it holds the only write end.
   private let exitFD: Int32
   private var finished: Result?
@@ -147,25 +151,44 @@ final class ChildTaskpress: @unchecked Sendable {
     return (master, slave)
   }
 
-  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone).
+  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone),
+  /// adding what it reads to `output` as it comes (see `waitForOutput`).
   private func drain(_ fd: Int32, isError: Bool) {
     readersDone.enter()
     let thread = Thread { [self] in
       var buffer = [UInt8](repeating: 0, count: 65536)
-      var data: [UInt8] = []
       while true {
         let count = read(fd, &buffer, buffer.count)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { break }
-        data += buffer[..<count]
+        arrived.lock()
+        output.withLock { output in
+          if isError { output.err += buffer[..<count] } else { output.out += buffer[..<count] }
+        }
+        arrived.broadcast()
+        arrived.unlock()
       }
       close(fd)
-      output.withLock { output in
-        if isError { output.err = data } else { output.out = data }
-      }
+      arrived.lock()
+      readersFinished += 1
+      arrived.broadcast()
+      arrived.unlock()
       readersDone.leave()
     }
     thread.start()
+  }
+
+  /// Blocks until the child's stdout (or stderr, with `stderr`) contains `text`, or both its
+  /// outputs are closed (it exited), with no time limit. True when the text came.
+  func waitForOutput(_ text: String, stderr: Bool = false) -> Bool {
+    arrived.lock()
+    defer { arrived.unlock() }
+    while true {
+      let bytes = output.withLock { stderr ? $0.err : $0.out }
+      if String(decoding: bytes, as: UTF8.self).contains(text) { return true }
+      if readersFinished == 2 { return false }
+      arrived.wait()
+    }
   }
 
   /// Sends `signal` to the child.

@@ -32,7 +32,7 @@ extension Build {
 
   /// Renders the pages that show the record of changes (the first index page and
   /// `changes.html`), once the photos are named, and adds `data/changes.json`,
-  /// `data/history.json` and `feed.xml`; returns the pages rendered.
+  /// `data/history.json`, `feed.xml` and `feed.json`; returns the pages rendered.
   static func stageChangePages(
     _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
     options: BuildOptions, labels: Labels
@@ -55,6 +55,12 @@ extension Build {
     try writer.add(
       "feed.xml",
       bytes: AtomFeed.xml(
+        report, labels: labels, lang: options.locale.rawValue,
+        siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
+        baseURL: options.baseURL))
+    try writer.add(
+      "feed.json",
+      bytes: JSONFeed.json(
         report, labels: labels, lang: options.locale.rawValue,
         siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
         baseURL: options.baseURL))

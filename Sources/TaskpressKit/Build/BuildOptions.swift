@@ -81,6 +81,8 @@ public struct BuildOptions: Sendable, Equatable {
   public var date: String?
   /// How many builds the history of changes keeps.
   public var historyLimit = 100
+  /// URLs and bytes per sitemap file at most: the protocol's, lowered only by tests.
+  var sitemapLimits = SitemapLimits.standard
 
   /// A source whose data copies can be published.
   public enum DataSource: String, Sendable, CaseIterable {
