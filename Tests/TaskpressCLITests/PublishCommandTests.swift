@@ -242,6 +242,28 @@ private func environment(_ folder: String) -> [String: String] {
         "error: '--host': unknown host 'nope'; the hosts are 'github-pages', 'gitlab-pages',"))
   }
 
+  @Test(
+    "a step line on a terminal, cleared at the end; none under CI",
+    arguments: [(String?.none, true), ("true", false)])
+  func progressLine(ci: String?, shown: Bool) throws {
+    let folder = try builtSite()
+    FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
+    let result = try runBinary(
+      ["publish", "-o", folder + "/site", folder + "/dest"], in: folder,
+      environment: ["CI": ci, "TERM": "xterm", "RCLONE_CONFIG": folder + "/rclone.conf"],
+      terminal: true)
+    #expect(result.status == 0, "\(result.stderr)")
+    let steps = result.stderr.matches(of: /\r\u{1B}\[2Kpublishing: step (\d)\/4,/).map {
+      String($0.output.1)
+    }
+    if shown {
+      #expect(steps == ["1", "2", "3", "4"], "\(result.stderr.debugDescription)")
+      #expect(result.stderr.hasSuffix("\r\u{1B}[2K"), "the line is not cleared")
+    } else {
+      #expect(result.stderr.isEmpty, "\(result.stderr.debugDescription)")
+    }
+  }
+
   @Test("rclone missing, a remote not configured: exit 69 and 78, the report says why")
   func failures() throws {
     let folder = try builtSite()
