@@ -100,11 +100,11 @@ import Testing
     options.output = folder.sub("night1")
     options.date = "2026-11-30T06:00:00Z"
     try #require(try Self.build(options) == [])
-    // The first build compared with nothing: a history of one undated build, no changes.
+    // The first build compared with nothing: a history of one build with its date, no changes.
     let first = try Self.json(options.output + "/data/history.json")
     let firstBuilds = try #require(first["builds"] as? [[String: Any]])
     #expect(firstBuilds.count == 1)
-    #expect(firstBuilds.first?["date"] == nil)
+    #expect(firstBuilds.first?["date"] as? String == "2026-11-30T06:00:00Z")
     #expect(Self.text(options.output + "/feed.xml").contains("<entry>") == false)
 
     try Self.change(database, Self.nightly)
@@ -172,7 +172,8 @@ import Testing
     let builds = try #require(
       try Self.json(options.output + "/data/history.json")["builds"] as? [[String: Any]])
     #expect(builds.map { $0["build"] as? Int } == [1, 2])
-    #expect(builds.map { $0["date"] as? String } == [nil, "2026-12-01T06:00:00Z"])
+    #expect(
+      builds.map { $0["date"] as? String } == ["2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z"])
     #expect(builds.last?["changes"] as? Int == 9)
     // Nothing was written to the database.
     #expect(readFile(database) == databaseBytes)

@@ -17,6 +17,7 @@ import Testing
     // of todos/ at once.
     writer.commitStepLimit = 1
     for (path, text) in files { try writer.add(path, bytes: Array(text.utf8)) }
+    // Any error: the stop is the test hook `commitStepLimit`, which no user meets.
     #expect(outputError { _ = try writer.commit() } != nil)
     let partial = Tree.contents(root)
     #expect(partial.keys.filter { $0.hasPrefix("todos/") }.count == 51)

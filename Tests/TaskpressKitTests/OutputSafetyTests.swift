@@ -138,6 +138,7 @@ import Testing
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     writer.commitStepLimit = steps
     for (path, text) in next { try writer.add(path, bytes: Array(text.utf8)) }
+    // Any error: the stop is the test hook `commitStepLimit`; what users see is the repair.
     #expect(outputError { _ = try writer.commit() } != nil)
     #expect(access(stateFolder(root) + "/commit-in-progress", F_OK) == 0)
 

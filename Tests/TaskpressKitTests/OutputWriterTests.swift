@@ -311,6 +311,8 @@ import Testing
     writer.abort()
     #expect(Tree.snapshot(tmp.path) == before)
     #expect(folders.map(modificationTime) == times)
+    // Any error: a commit after an abort is a programming mistake no user can make, and
+    // this test is about what the abort left.
     #expect(outputError { _ = try writer.commit() } != nil)
   }
 

@@ -23,16 +23,21 @@ extension Build {
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
   static func buildDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String {
+    givenDate(options, sourceDateEpoch: sourceDateEpoch) ?? BuildDate.now()
+  }
+
+  /// The date a build was given: `--date`, else `SOURCE_DATE_EPOCH`; nil for an undated build.
+  static func givenDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String? {
     if let date = options.date { return date }
     if let epoch = sourceDateEpoch.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
       return BuildDate.format(epoch)
     }
-    return BuildDate.now()
+    return nil
   }
 
   /// Renders the pages that show the record of changes (the first index page and
   /// `changes.html`), once the photos are named, and adds `data/changes.json`,
-  /// `data/history.json` and `feed.xml`; returns the pages rendered.
+  /// `data/history.json`, `feed.xml` and `feed.json`; returns the pages rendered.
   static func stageChangePages(
     _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
     options: BuildOptions, labels: Labels
@@ -58,6 +63,12 @@ extension Build {
         report, labels: labels, lang: options.locale.rawValue,
         siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
         baseURL: options.baseURL))
+    try writer.add(
+      "feed.json",
+      bytes: JSONFeed.json(
+        report, labels: labels, lang: options.locale.rawValue,
+        siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
+        baseURL: options.baseURL))
     return pages
   }
 
@@ -78,8 +89,7 @@ extension Build {
       switch source {
       case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
       case .possessions:
-        export = DataExport.possessionsJSON(
-          plan.possessions, photoURLs: photoFiles.mapValues(\.path))
+        export = DataExport.possessionsJSON(plan.possessions, photoFiles: photoFiles)
       case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
       }
       return (name, Array(export.bytes))

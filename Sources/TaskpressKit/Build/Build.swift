@@ -78,6 +78,7 @@ public enum Build {
     let inputs =
       inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
       + " history-limit \(options.historyLimit)"
+      + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
     // is the previous build. A build that fails waits for them before it returns.
@@ -406,6 +407,7 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(
@@ -425,12 +427,17 @@ public enum Build {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add(
-          "sitemap.xml",
-          bytes: plan.sitemap(baseURL: baseURL, adding: changePages.filter { $0 != .index(1) }))
+        let sitemaps = plan.sitemapFiles(
+          baseURL: baseURL, adding: changePages.filter { $0 != .index(1) },
+          limits: options.sitemapLimits)
+        for (path, bytes) in sitemaps {
+          try writer.add(path, bytes: bytes)
+        }
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
+      } else if let baseURL = options.baseURL {
+        try writer.add("robots.txt", bytes: Sitemap.robots(baseURL: baseURL))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)

@@ -176,8 +176,8 @@ public final class OutputWriter: @unchecked Sendable {
   }
 
   /// Opens the output folder `root` as `init(root:interrupt:)` does, and calls `whenLocked` once
-  /// the folder is locked for this build (no other build can change it from then on), or found
-  /// not to exist, and before its manifest is read: what reads the previous site can start
+  /// the folder is locked for this build (no other build can change it from then on; a
+  /// missing folder is made first), and before its manifest is read: what reads the previous site can start
   /// there, beside the reading. It is not called when the folder cannot be opened or locked.
   public init(
     root: String, interrupt: InterruptFlag = .process, whenLocked: () -> Void
@@ -189,35 +189,17 @@ public final class OutputWriter: @unchecked Sendable {
     self.interrupt = interrupt
 
     var initial = State()
-    var info = stat()
-    if stat(displayRoot, &info) != 0 {
-      let error = SystemError.current
-      guard error.code == ENOENT else {
-        throw OutputError(path: displayRoot, reason: error.reason)
-      }
-      initial.folders[""] = .missing
-      // The state of an output folder that is gone describes nothing: a fresh start.
-      FileSystem.removeTree(AT_FDCWD, statePath)
-      whenLocked()
-      previous = Manifest()
-      previousManifestHash = nil
-      repairing = false
-      state = Mutex(initial)
-      return
-    }
-    guard info.isDirectory else {
-      throw OutputError(
-        path: displayRoot,
-        reason: info.isRegularFile
-          ? "output path is a file, not a folder" : "output path is not a folder")
-    }
-    let rootFD = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard rootFD >= 0 else {
-      throw OutputError(path: displayRoot, reason: SystemError.current.reason)
-    }
+    // A missing output folder is made (with the folders on its way) and locked before
+    // anything else is written or removed: of two first builds at once, one makes it and
+    // locks it, and the other finds it locked. The folders made are removed if the build is
+    // abandoned.
+    let (rootFD, created) = try Self.openLocked(displayRoot, &initial)
     initial.folders[""] = .open(rootFD)
     do {
-      try Self.lock(rootFD, displayRoot)
+      if created {
+        // The state of an output folder that was gone describes nothing: a fresh start.
+        FileSystem.removeTree(AT_FDCWD, statePath)
+      }
       try Self.adoptOldState(rootFD, displayRoot, statePath)
       whenLocked()
       let loaded = try Self.loadState(statePath)
@@ -226,6 +208,7 @@ public final class OutputWriter: @unchecked Sendable {
       repairing = loaded.repairing
       initial.stateFolderFD = loaded.stateFolderFD
     } catch {
+      for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
       close(rootFD)
       throw error
     }
@@ -234,6 +217,89 @@ public final class OutputWriter: @unchecked Sendable {
 
   deinit {
     abort()
+  }
+
+  /// Opens the output folder `displayRoot` and locks it, making it (and the folders on its way,
+  /// recorded in `s.createdRootFolders`) when it does not exist. Returns its descriptor and
+  /// whether the folder itself was made here. A folder removed or replaced between its opening
+  /// and its locking (by a build that made it and was abandoned) is opened again.
+  static func openLocked(_ displayRoot: String, _ s: inout State) throws(OutputError) -> (
+    Int32, created: Bool
+  ) {
+    var attempts = 0
+    while true {
+      attempts += 1
+      var info = stat()
+      var created = false
+      if stat(displayRoot, &info) != 0 {
+        let error = SystemError.current
+        guard error.code == ENOENT else {
+          throw OutputError(path: displayRoot, reason: error.reason)
+        }
+        created = try makeRootFolders(displayRoot, &s)
+      } else if !info.isDirectory {
+        throw OutputError(
+          path: displayRoot,
+          reason: info.isRegularFile
+            ? "output path is a file, not a folder" : "output path is not a folder")
+      }
+      let rootFD = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      guard rootFD >= 0 else {
+        let error = SystemError.current
+        if error.code == ENOENT, attempts < 100 { continue }
+        throw OutputError(path: displayRoot, reason: error.reason)
+      }
+      do throws(OutputError) {
+        try lock(rootFD, displayRoot)
+      } catch {
+        close(rootFD)
+        // The folder is the other build's now: this one leaves it alone.
+        s.createdRootFolders = []
+        s.parentModifiedBeforeStaging = nil
+        throw error
+      }
+      // Locked: is the path still this folder?
+      var opened = stat()
+      var now = stat()
+      if fstat(rootFD, &opened) == 0, stat(displayRoot, &now) == 0,
+        opened.st_dev == now.st_dev, opened.st_ino == now.st_ino
+      {
+        return (rootFD, created)
+      }
+      close(rootFD)
+      guard attempts < 100 else {
+        throw OutputError(
+          path: displayRoot, reason: "kept being removed or replaced while taskpress opened it")
+      }
+    }
+  }
+
+  /// Makes the output folder `displayRoot` and the missing folders on its way, outermost
+  /// first, recording them in `s` (for `abort`, with the modification time of the folder the
+  /// first was made in). Returns whether the output folder itself was made here (false when
+  /// another program made it first).
+  static func makeRootFolders(_ displayRoot: String, _ s: inout State) throws(OutputError)
+    -> Bool
+  {
+    var prefix = displayRoot.hasPrefix("/") ? "/" : ""
+    var madeLast = false
+    for part in displayRoot.split(separator: "/") {
+      let parent = prefix.isEmpty ? "." : prefix
+      prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
+      var info = stat()
+      let parentModified =
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
+      if mkdir(prefix, 0o777) == 0 {
+        if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
+        s.createdRootFolders.append(prefix)
+        madeLast = true
+      } else if errno == EEXIST {
+        madeLast = false
+      } else {
+        throw OutputError(path: prefix, reason: SystemError.current.reason)
+      }
+    }
+    return madeLast
   }
 
   /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.

@@ -522,7 +522,7 @@ details summary { cursor: pointer; color: var(--accent); }
 ===
 
 - {{labels.address}}: {{contact.address}}
-- {{labels.phone}}: {{contact.phone}}
+- {{labels.phone}}: {{#contact.tel}}[{{contact.phone}}](tel:{{contact.tel}}){{/contact.tel}}{{^contact.tel}}{{contact.phone}}{{/contact.tel}}
 
 {{> prevnext}}
 
@@ -536,7 +536,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <h2 id="letter-{{anchor}}">{{letter}}</h2>
 <ul class="contacts">
 {{#contacts}}
-<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
+<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} {{#tel}}<a class="phone" href="tel:{{tel}}">{{phone}}</a>{{/tel}}{{^tel}}<span class="phone">{{phone}}</span>{{/tel}}{{/phone}}</li>
 {{/contacts}}
 </ul>
 </section>
@@ -638,6 +638,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <link rel="stylesheet" href="{{assets}}style.css">
 <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
 <link rel="alternate" type="application/atom+xml" href="{{root}}feed.xml" title="{{labels.changes}} · {{site.title}}">
+<link rel="alternate" type="application/feed+json" href="{{root}}feed.json" title="{{labels.changes}} · {{site.title}}">
 {{#page.script}}
 <script src="{{assets}}{{page.script}}" defer></script>
 {{/page.script}}
@@ -989,7 +990,8 @@ thumbnail is at most about 13rem wide), so that a browser at a device pixel rati
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
 
 **`contacts`**: `contacts` (by name, then id), each `{id, name, title, text, address, phone,
-url}`; `letters`: the same contacts grouped by the first letter of the name: `{letter, anchor,
+tel, url}` (`tel`: the phone's digits, with a leading `+`, for a `tel:` link, absent when the
+phone has no digit); `letters`: the same contacts grouped by the first letter of the name: `{letter, anchor,
 contacts}` (`anchor` is safe in an `id`: `A`, or `u5c71` for 山, `other` for names that do not
 start with a letter).
 

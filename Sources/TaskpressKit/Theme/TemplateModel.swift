@@ -147,7 +147,7 @@ enum TemplateModel {
     PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
     optional: ["photo"])
 
-  static let contact = row(ContactValue.Field.self)
+  static let contact = row(ContactValue.Field.self, optional: ["tel"])
 
   /// `previous`, `next` and `hasNeighbours` of a page of one row.
   private static func neighbours(_ row: Shape) -> [Field] {
