@@ -455,7 +455,7 @@ public enum Build {
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       if renderer.paths.contains(.incremental), plan.hasTodos {
-        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
+        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows).bytes
       }
       if plan.hasTodos, options.dataCopies.contains(.todos) {
         let (todos, hashes) = (plan.todos, fingerprints.todoRows)

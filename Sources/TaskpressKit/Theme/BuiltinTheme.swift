@@ -599,10 +599,12 @@ details summary { cursor: pointer; color: var(--accent); }
 {{> changes-latest}}
 </div>
 {{/charts}}
-<p class="counts">{{counts.summary}}</p>
+{{#counts}}
+<p class="counts">{{summary}}</p>
+{{/counts}}
 <nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
-<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}">{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
-<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}">{{label}}{{#counts}} <span class="count">{{count}}</span>{{/counts}}</a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}}{{#counts}} <span class="count">{{count}}</span>{{/counts}}</a> {{/lists.priority}}</p>
 </nav>
 {{#groups}}
 <section class="group priority-{{level}}">
@@ -662,11 +664,11 @@ details summary { cursor: pointer; color: var(--accent); }
 
 """##,
     "list.html": ##"""
-<h1>{{list.title}} <span class="count">{{list.count}}</span></h1>
+<h1>{{list.title}}</h1>
 {{> icons}}
 <nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
-<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
-<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"{{#current}} aria-current="page"{{/current}}><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"{{#current}} aria-current="page"{{/current}}><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}}</a> {{/lists.priority}}</p>
 </nav>
 <ul class="todos">
 {{#todos}}
@@ -841,8 +843,8 @@ by page.
 |---|---|---|
 | `site.title` | `Task report` | `--title`, else the `siteTitle` label |
 | `site.lang` | `en` | the locale, for `<html lang>` |
-| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`; absent otherwise |
-| `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label) |
+| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`, on the pages whose subject it is: the first page (`index.html`) and the changes pages; absent on the others (so a build on a new date rewrites only those, and the pages of the to-dos whose `overdue` flips), and without a date |
+| `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label); where `site.generated` is |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
@@ -888,13 +890,13 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 |---|---|
 | `todos` | the to-dos on this page, in order: High, Medium, Low, other priorities by number, no priority; then pk |
 | `groups` | the same to-dos by priority: `{label, level, count, todos}` |
-| `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos |
+| `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos; on the first page only (the site-wide counts are on the summary pages, the first page and the board, so that completing a to-do rewrites only the pages it leaves and enters and those whose to-dos shift) |
 | `counts.summary` | the three in the locale's words and order (the `countsSummary` label): `30 total · 21 In Progress · 9 Complete`, `合計 30件・進行中 21件・完了 9件` |
 | `pagination.current`, `pagination.total`, `pagination.hasMultiple` | page numbers |
 | `pagination.summary` | `Page 2 of 5`, `2 / 5 ページ` (the `pageOf` label) |
 | `pagination.previous`, `pagination.next` | links; absent on the first / last page |
 | `pagination.pages` | `{number, url, current}` for the first, the last and two on each side of the current page, with `{gap}` where numbers are left out |
-| `lists.status`, `lists.priority` | every filtered list (below), for links: In Progress and Complete; High, Medium, Low, and Other priorities and No priority when some to-do has one |
+| `lists.status`, `lists.priority` | every filtered list (below), for links: In Progress and Complete; High, Medium, Low, and Other priorities and No priority when some to-do has one; with their `count` on the first page only |
 | `charts` | on the first page only (when the site has to-dos): |
 | `charts.progress` | `{percent, complete, total, summary, svg}`: `36`, `9`, `25`, `9 of 25 complete (36%)` (the `progressSummary` label), and the bar as SVG |
 | `charts.priority.rows` | one per priority list: `{label, level, url, inProgress, complete, total, description, svg}`; `description` is `High: 5 In Progress, 2 Complete` (the `chartRow` label), `svg` the row's bar, scaled to the largest row |
@@ -936,14 +938,14 @@ A filtered list, wherever one appears (`list`, each of `lists.status` and `lists
 | `key` | `in-progress`, `complete`; `high`, `medium`, `low`, `other`, `none` |
 | `label` | `In Progress`, `High`, `Other priorities` |
 | `title` | `Status: In Progress`, `Priority: High` |
-| `count` | `16` |
+| `count` | `16`; on the first index page only (absent on the list pages and the other index pages) |
 | `url` | `status/in-progress/index.html` (`status/in-progress/` with `--pretty-urls`) |
 | `current` | true on the list's own pages |
 
 **`board`**: `columns`, two of `{key, label, count, url, todos, more}` with `key` `in-progress`
 and `complete`: `todos` are the column's first `--board-limit` to-dos in index order, `count`
 all of them, `url` the status's list; `more` is there when some are left out:
-`{count, url, label}`, `label` being `and 4 more` (the `andMore` label). `counts` as on the index.
+`{count, url, label}`, `label` being `and 4 more` (the `andMore` label). `counts` as on the first index page.
 
 **`list`** (page `pagination.current` of a filtered list): `list` (above); `todos`, the to-dos on
 this page in index order; `pagination` as on the index, linking the list's pages; `lists`.

@@ -92,10 +92,11 @@ enum TemplateModel {
         .list(.object([Field("level"), Field("label"), Field("open"), Field("complete")]))),
     ]))
 
-  /// A filtered list, wherever one is linked.
+  /// A filtered list, wherever one is linked; its `count` on the first index page only (a
+  /// summary page).
   static let list: Shape = .object([
-    Field("kind"), Field("key"), Field("label"), Field("title"), Field("count"), Field("url"),
-    Field("current"),
+    Field("kind"), Field("key"), Field("label"), Field("title"), Field("count", optional: true),
+    Field("url"), Field("current"),
   ])
 
   static let pagination: Shape = .object([
@@ -165,7 +166,7 @@ enum TemplateModel {
         "groups",
         .list(
           .object([Field("label"), Field("level"), Field("count"), Field("todos", .list(todo))]))),
-      Field("counts", counts),
+      Field("counts", counts, optional: true),
       Field("pagination", pagination),
       Field("lists", .object([Field("status", .list(list)), Field("priority", .list(list))])),
       Field("charts", charts, optional: true),
