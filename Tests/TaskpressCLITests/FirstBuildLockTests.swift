@@ -73,4 +73,45 @@ import Testing
     #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec)
     #expect(after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
   }
+
+  @Test(
+    "a first build into a folder of the user's files: a note naming them; files in the way all named"
+  )
+  func foreignFiles() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let todos = folder + "/todo.sqlite"
+    try SafetyFixtures.todos(at: todos, count: 5)
+    let site = folder + "/site"
+    try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+    try Data("mine".utf8).write(to: URL(filePath: site + "/notes.txt"))
+    let first = runTaskpress(["build", "--todos", todos, "--output", site])
+    #expect(first.status == 0)
+    #expect(
+      first.stderr
+        == "note: '\(site)' already held what taskpress did not write ('notes.txt'); the site "
+        + "was written beside it, and taskpress will never change or remove it\n")
+    // The next build knows its own files: no note.
+    let again = runTaskpress(["build", "--todos", todos, "--output", site])
+    #expect(again.stderr.isEmpty)
+    #expect(FileManager.default.contents(atPath: site + "/notes.txt") == Data("mine".utf8))
+
+    // The user's own index.html and board.html where taskpress writes: both named at once.
+    let other = folder + "/other"
+    try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+    for name in ["index.html", "board.html"] {
+      try Data("mine".utf8).write(to: URL(filePath: other + "/" + name))
+    }
+    let clash = runTaskpress(["build", "--todos", todos, "--output", other])
+    #expect(clash.status == 1)
+    #expect(
+      clash.stderr
+        == "error: \(other): 2 files taskpress would write exist and were not written by it: "
+        + "'board.html', 'index.html'; move them away or delete them\n"
+        + "the site in '\(other)' was not changed\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: other).sorted() == [
+        "board.html", "index.html",
+      ])
+  }
 }

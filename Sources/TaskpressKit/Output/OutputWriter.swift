@@ -32,6 +32,9 @@ public final class OutputWriter: @unchecked Sendable {
   /// Whether the previous build was interrupted while writing (its marker was found), so this
   /// build verifies every file and repairs the folder.
   public let repairing: Bool
+  /// What the output folder held that taskpress did not write, sorted, when this is its first
+  /// build there (no manifest) and it was not empty: left as it is, but worth a note.
+  public let foundAtFirstBuild: [String]
 
   let displayRoot: String
   /// taskpress's state folder, beside the output folder, as the user would type it.
@@ -145,6 +148,8 @@ public final class OutputWriter: @unchecked Sendable {
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
     /// How many files `carried` names, when the caller knows.
     var carriedCount: Int?
+    /// Files added where a file taskpress did not write stands: the commit refuses them all.
+    var clashes: [String] = []
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
@@ -207,6 +212,9 @@ public final class OutputWriter: @unchecked Sendable {
       previousManifestHash = loaded.manifestHash
       repairing = loaded.repairing
       initial.stateFolderFD = loaded.stateFolderFD
+      foundAtFirstBuild =
+        created || loaded.manifestHash != nil || loaded.repairing
+        ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()
     } catch {
       for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
       close(rootFD)
