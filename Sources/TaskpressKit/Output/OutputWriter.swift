@@ -205,6 +205,7 @@ public final class OutputWriter: @unchecked Sendable {
         // The state of an output folder that was gone describes nothing: a fresh start.
         FileSystem.removeTree(AT_FDCWD, statePath)
       }
+      try Self.checkWritable(displayRoot, stateParent: stateParent, statePath: statePath)
       try Self.adoptOldState(rootFD, displayRoot, statePath)
       whenLocked()
       let loaded = try Self.loadState(statePath)
@@ -308,6 +309,27 @@ public final class OutputWriter: @unchecked Sendable {
       }
     }
     return madeLast
+  }
+
+  /// Fails, naming the folder the user gave, when the output folder cannot be written, or its
+  /// state folder (beside it) is missing and cannot be made: found before anything is staged,
+  /// not as a failure of the staging area or halfway through the commit.
+  static func checkWritable(_ displayRoot: String, stateParent: String, statePath: String)
+    throws(OutputError)
+  {
+    if access(displayRoot, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "cannot be written (\(SystemError.current.reason)); make it writable or choose "
+          + "another --output")
+    }
+    if access(statePath, F_OK) != 0, access(stateParent.isEmpty ? "." : stateParent, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "taskpress keeps its state beside this folder, in '\(statePath)', which cannot be "
+          + "made (\(SystemError.current.reason)); make '\(stateParent)' writable or choose "
+          + "another --output")
+    }
   }
 
   /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.
