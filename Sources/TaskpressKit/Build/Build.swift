@@ -485,6 +485,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.foundAtFirstBuild = writer.foundAtFirstBuild
       summary.writtenPaths = output.writtenPaths
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings

@@ -33,7 +33,12 @@ extension OutputWriter {
             Manifest.Entry(hash: hash, size: size, modified: info.modificationNanoseconds))
         }
       }
-      if known == nil { throw OutputError(path: display(path), reason: OutputError.notWrittenByUs) }
+      if known == nil {
+        // Noted, not thrown: the commit names every such file of the build in one error.
+        state.withLock { $0.clashes.append(path) }
+        return .unchanged(
+          Manifest.Entry(hash: hash, size: size, modified: info.modificationNanoseconds))
+      }
     }
     let (fd, name) = try createStagingFile(slot)
     do throws(SystemError) {

@@ -95,6 +95,7 @@ public struct Labels: Sendable, Equatable {
     "progressSummary": ["complete", "total", "percent"],
     "chartRow": ["priority", "inProgress", "complete"],
     "trendPoint": ["date", "inProgress", "complete"],
+    "changeSinceLast": ["completed", "added", "before", "after"],
     "andMore": ["count"],
   ]
 
@@ -178,6 +179,8 @@ public struct Labels: Sendable, Equatable {
     "trend": "In Progress and Complete over the builds",
     "trendPoint": "{date}: {inProgress} In Progress, {complete} Complete",
     "thisBuild": "This build",
+    "changeSinceLast":
+      "{completed} completed, {added} added since the last build: {before}% → {after}% complete",
     "numbers": "The numbers",
     "andMore": "and {count} more",
     "otherPriorities": "Other priorities",
@@ -264,6 +267,7 @@ public struct Labels: Sendable, Equatable {
     "trend": "ビルドごとの進行中と完了",
     "trendPoint": "{date}: 進行中 {inProgress}件、完了 {complete}件",
     "thisBuild": "今回のビルド",
+    "changeSinceLast": "前回のビルドから 完了 {completed}件、追加 {added}件：完了率 {before}% → {after}%",
     "numbers": "数値",
     "andMore": "ほか {count}件",
     "otherPriorities": "その他の優先度",

@@ -117,6 +117,7 @@ enum TemplateModel {
       "progress",
       .object([
         Field("percent"), Field("complete"), Field("total"), Field("summary"), Field("svg"),
+        Field("change", optional: true),
       ])),
     Field(
       "priority",
@@ -139,7 +140,8 @@ enum TemplateModel {
               Field("label"), Field("date", optional: true), Field("inProgress"),
               Field("complete"),
             ]))),
-        Field("count"), Field("hasMany"), Field("first"), Field("last"), Field("svg"),
+        Field("count"), Field("hasMany"), Field("axis", .list(.object([Field("label")]))),
+        Field("first"), Field("last"), Field("svg"),
       ])),
   ])
 
