@@ -16,6 +16,7 @@
 //                    [--widths 240,640,1024,1600] [--limit N]
 // Prints: "photos N decoded D stored S files F bytes B seconds T" (T: wall time from the
 // first photo read to the last file written).
+#define _GNU_SOURCE  // strcasestr
 #include <errno.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -68,7 +69,9 @@ static int next_photo(sqlite3_int64 *id, void **bytes, int *length) {
   return found;
 }
 
-static int is_format(const char *loader, const char *name) { return strstr(loader, name) != NULL; }
+static int is_format(const char *loader, const char *name) {
+  return strcasestr(loader, name) != NULL;
+}
 
 static void one_photo(sqlite3_int64 id, void *bytes, int length) {
   char path[4096];
