@@ -443,6 +443,17 @@ public enum Build {
           try writer.add(path, bytes: bytes)
         }
       }
+      if plan.hasTodos, plan.hasDueDates {
+        let siteTitle = options.title ?? labels["siteTitle"]
+        let calendar = ICalendar(
+          plan: plan, labels: labels, siteTitle: siteTitle, baseURL: options.baseURL)
+        let previous = FileManager.default.contents(
+          atPath: OutputWriter.trimmed(options.previous ?? options.output) + "/calendar.ics")
+        let stamp = buildDate(options, sourceDateEpoch: sourceDateEpoch)
+        for (path, bytes) in calendar.files(previous: previous.map(Array.init), stamp: stamp) {
+          try writer.add(path, bytes: bytes)
+        }
+      }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
       } else if let baseURL = options.baseURL {

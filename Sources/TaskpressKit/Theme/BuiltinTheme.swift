@@ -171,6 +171,8 @@ a:hover { text-decoration-thickness: 2px; }
 }
 .site-nav a:hover { color: var(--text); background: var(--bg); }
 .site-nav a[aria-current="page"] { color: var(--accent-text); background: var(--accent); }
+.subscribe { font-size: 0.9rem; color: var(--muted); }
+.subscribe:hover { color: var(--text); }
 
 main.wrap { padding-top: 2rem; padding-bottom: 3rem; min-height: 60vh; }
 main:focus { outline: none; }
@@ -432,7 +434,7 @@ details summary { cursor: pointer; color: var(--accent); }
 @media print {
   :root { --bg: #fff; --surface: #fff; --column-bg: #fff; --text: #000; --muted: #333; --border: #999; --shadow: none; }
   body { font-size: 11pt; }
-  .site-header nav, .skip-link, .site-footer, .prevnext, #contact-search, .letters { display: none; }
+  .site-header nav, .subscribe, .skip-link, .site-footer, .prevnext, #contact-search, .letters { display: none; }
   .site-header { border: 0; }
   a { color: inherit; text-decoration: none; }
   .board { display: block; }
@@ -660,6 +662,9 @@ details summary { cursor: pointer; color: var(--accent); }
 <div class="wrap">
 <a class="brand" href="{{home}}">{{site.title}}</a>
 {{> nav}}
+{{#site.calendar}}
+<a class="subscribe" href="{{#webcal}}{{webcal}}{{/webcal}}{{^webcal}}{{root}}calendar.ics{{/webcal}}" type="text/calendar" title="{{labels.subscribeTitle}}">{{labels.subscribe}}</a>
+{{/site.calendar}}
 </div>
 </header>
 <main id="content" class="wrap" tabindex="-1">
@@ -858,6 +863,8 @@ by page.
 | `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label); where `site.generated` is |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
+| `site.calendar` | object | when the to-dos have a due date (a mapped `due` column): `calendar.ics` is published; the layout links it as "Subscribe" |
+| `site.calendar.webcal` | `webcal://example.org/tasks/calendar.ics` | with an `https://` `--base-url`: the calendar's `webcal:` URL (calendar apps subscribe to it); absent otherwise (link `{{root}}calendar.ics`) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
 | `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
@@ -1051,7 +1058,7 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
 `date`, `progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`,
 `changeSinceLast`, `thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
-`buildDate`, `changes`, `latestChanges`, `feed`, `noChanges`, `buildNumber`, `changesCount`,
+`buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`, `subscribeTitle`, `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
 `todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,

@@ -36,6 +36,7 @@ enum TemplateModel {
         Field("title"), Field("lang"), Field("generated", optional: true),
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
         Field("noindex", optional: true),
+        Field("calendar", .object([Field("webcal", optional: true)]), optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
     Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
