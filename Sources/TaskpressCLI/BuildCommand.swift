@@ -145,11 +145,17 @@ enum BuildCommand {
     for problem in summary.outputProblems {
       reporter.warning(BuildWarning(file: problem.path, message: problem.reason))
     }
-    if let name = options.host, let limits = HostLimits.named(name),
-      let site = try? BuiltSite(output: options.output)
-    {
-      let problems = limits.problems(files: site.files, folders: site.folders)
-      site.close()
+    if let name = options.host, let limits = HostLimits.named(name) {
+      var problems: [String]
+      do {
+        // Read unlocked: this build wrote it (its writer may still be let go of in the
+        // background).
+        let site = try BuiltSite(output: options.output, locking: .none)
+        problems = limits.problems(files: site.files, folders: site.folders)
+        site.close()
+      } catch {
+        problems = ["cannot check the site against \(name)'s limits: \(error)"]
+      }
       if options.strict, let first = problems.first {
         report.status = .failed
         report.error = "\(options.output): \(first)"

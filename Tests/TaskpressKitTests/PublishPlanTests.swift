@@ -94,6 +94,21 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     #expect(plan.deletions.isEmpty)
   }
 
+  @Test("a file recorded as there with unknown bytes is replaced, after the new files")
+  func unknownBytes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    var known = PublishRecord()
+    known.files["index.html"] = PublishRecord.unknown("index.html")
+    try known.write(statePath: folder.path, destination: "d:")
+    let read = try #require(PublishRecord.read(statePath: folder.path, destination: "d:"))
+    #expect(read == known)
+    let site = [file("index.html", 0, size: 10), file("todos/1.html", 2)]
+    let plan = PublishPlan(site: site, record: read)
+    #expect(plan.steps.map(\.key) == ["new-items", "changed-front"])
+    #expect(plan.unchanged == 0)
+  }
+
   @Test("the record of a destination is written and read back; another destination has none")
   func recordRoundTrip() throws {
     let folder = try TemporaryFolder()
@@ -154,6 +169,32 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
         error.description == output + "/todos/1.html: is not as the last build wrote it (changed,"
           + " replaced or removed since); run 'taskpress build' again, then publish")
     }
+  }
+
+  @Test("while a build holds the folder, reading it is refused as busy; unlocked, it is read")
+  func busy() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let output = folder.sub("site")
+    do {
+      let writer = try OutputWriter(root: output)
+      try writer.add("index.html", bytes: Array("<p>hi</p>".utf8))
+      _ = try writer.commit()
+    }
+    // The lock a build's writer takes.
+    let held = open(output, O_RDONLY | O_DIRECTORY)
+    defer { close(held) }
+    try #require(flock(held, LOCK_EX | LOCK_NB) == 0)
+    do {
+      _ = try BuiltSite(output: output)
+      Issue.record("a folder a writer holds was read")
+    } catch {
+      #expect(error.isBusy)
+      #expect(
+        error.reason == "a taskpress build is writing to this folder; publish once it has finished")
+    }
+    let site = try BuiltSite(output: output, locking: .none)
+    #expect(site.files.map(\.path) == ["index.html"])
   }
 
   @Test("a folder taskpress did not build is refused, saying to build it")
