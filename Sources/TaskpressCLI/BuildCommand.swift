@@ -166,12 +166,13 @@ enum BuildCommand {
       for problem in problems {
         reporter.warning(BuildWarning(file: options.output, message: problem))
       }
+      report.summary.warnings += problems.count
     }
     if summary.repaired, !options.quiet {
       io.err("note: the previous build was interrupted while writing; the site has been repaired\n")
     }
     if !options.quiet {
-      io.out("built \(options.output): \(summary.line)\n")
+      io.out("built \(options.output): \(report.summary.line)\n")
     }
     if interrupt.isSet {
       // The signal came while the site was being written: the writing finished first.

@@ -230,8 +230,8 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     #expect(
       text.hasPrefix(
         "the site has 20,131 files, over cloudflare-pages's limit of 20,000 per site; the most"
-          + " are in todos/ (20,100), priority/ (30), the top folder (1); fewer files: a larger"
-          + " --page-size"))
+          + " are in todos/ (20,100), priority/ (30), the top folder (1); todos/, possessions/"
+          + " and contacts/ hold one page per row; fewer files elsewhere: a larger --page-size"))
     #expect(text.contains("--gallery-page-size") && text.contains("'--data none'"))
     #expect(
       try #require(HostLimits.named("cloudflare-pages-paid")).problems(files: files, folders: [])
