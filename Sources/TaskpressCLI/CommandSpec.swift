@@ -92,6 +92,10 @@ enum Specs {
       OptionSpec(name: "strict", help: "Treat every warning as an error."),
       OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
       OptionSpec(
+        name: "warnings", valueName: "<how>",
+        help: "grouped: the first ten of each kind, then one line for the rest; all: every one.",
+        defaultText: "grouped", choices: ["grouped", "all"]),
+      OptionSpec(
         name: "report", valueName: "<file.json>", help: "Write the build summary as JSON."),
       OptionSpec(
         name: "title", valueName: "<text>", help: "The site's title.",
@@ -119,6 +123,13 @@ enum Specs {
       OptionSpec(
         name: "keep-photo-metadata",
         help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
+      OptionSpec(
+        name: "photo-cache", valueName: "<dir>",
+        help: "Keep photos' renditions in this folder across builds and checkouts."),
+      OptionSpec(
+        name: "photo-cache-size", valueName: "<size>",
+        help: "The most the photo cache holds (bytes, or K, M, G); oldest dropped first.",
+        defaultText: "1G"),
       hostOption,
       help,
     ])

@@ -73,7 +73,6 @@ func tree(_ root: String) -> [String: Data] {
     #expect(
       result.stderr == """
         error: \(database): table 'todo' has no column 'priority' (found: pk, text, complete)
-        the site in '\(folder)/site' was not changed
 
         """)
     #expect(try Data(contentsOf: URL(filePath: database)) == before)
@@ -99,7 +98,7 @@ func tree(_ root: String) -> [String: Data] {
     #expect(result.status == 1)
     #expect(
       result.stderr
-        == "error: \(path): \(message)\nthe site in '\(folder)/site' was not changed\n")
+        == "error: \(path): \(message)\n")
     #expect(try Data(contentsOf: URL(filePath: path)) == contents)
   }
 
@@ -215,7 +214,6 @@ func tree(_ root: String) -> [String: Data] {
     #expect(
       failed.stderr == """
         error: \(folder)/no-todos.sqlite: no such file
-        the site in '\(folder)/other' was not changed
 
         """)
     #expect(!FileManager.default.fileExists(atPath: folder + "/other"))

@@ -40,7 +40,7 @@ enum TaskpressBinary {
 /// The child starts with every signal at its default action and none blocked (unless
 /// `blocking` says otherwise), whatever the test runner's threads have set.
 final class ChildTaskpress: @unchecked Sendable {
-  // `@unchecked`: `output` is behind a mutex and `readersFinished` behind `arrived`; `pid` and
+  // `@unchecked`: `output` is behind a mutex and `readersOpen` behind `outputArrived`; `pid` and
   // the descriptors are only used from the test's thread (the readers only touch their own
   // descriptor).
 
@@ -57,10 +57,10 @@ final class ChildTaskpress: @unchecked Sendable {
 
   let pid: pid_t
   private let output = Mutex((out: [UInt8](), err: [UInt8]()))
+  /// Signalled whenever output arrives or a reader ends; guards `readersOpen`.
+  private let outputArrived = NSCondition()
+  private var readersOpen = 2
   private let readersDone = DispatchGroup()
-  /// Signalled when output arrives or a reader finishes; guards `readersFinished`.
-  private let arrived = NSCondition()
-  private var readersFinished = 0
   /// Readable (at end of file) once the child has exited: it holds the only write end.
   private let exitFD: Int32
   private var finished: Result?
@@ -161,18 +161,19 @@ final class ChildTaskpress: @unchecked Sendable {
         let count = read(fd, &buffer, buffer.count)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { break }
-        arrived.lock()
+        // Kept as it comes, for `waitForOutput`.
+        outputArrived.lock()
         output.withLock { output in
           if isError { output.err += buffer[..<count] } else { output.out += buffer[..<count] }
         }
-        arrived.broadcast()
-        arrived.unlock()
+        outputArrived.broadcast()
+        outputArrived.unlock()
       }
       close(fd)
-      arrived.lock()
-      readersFinished += 1
-      arrived.broadcast()
-      arrived.unlock()
+      outputArrived.lock()
+      readersOpen -= 1
+      outputArrived.broadcast()
+      outputArrived.unlock()
       readersDone.leave()
     }
     thread.start()
@@ -181,13 +182,21 @@ final class ChildTaskpress: @unchecked Sendable {
   /// Blocks until the child's stdout (or stderr, with `stderr`) contains `text`, or both its
   /// outputs are closed (it exited), with no time limit. True when the text came.
   func waitForOutput(_ text: String, stderr: Bool = false) -> Bool {
-    arrived.lock()
-    defer { arrived.unlock() }
+    waitForOutput(until: { out, err in (stderr ? err : out).contains(text) })
+  }
+
+  /// Blocks, with no time limit, until `ready` holds for what the child has printed so far
+  /// (stdout, stderr), or both are closed (the child has ended); returns whether it held.
+  func waitForOutput(until ready: (_ stdout: String, _ stderr: String) -> Bool) -> Bool {
+    outputArrived.lock()
+    defer { outputArrived.unlock() }
     while true {
-      let bytes = output.withLock { stderr ? $0.err : $0.out }
-      if String(decoding: bytes, as: UTF8.self).contains(text) { return true }
-      if readersFinished == 2 { return false }
-      arrived.wait()
+      let (out, err) = output.withLock { ($0.out, $0.err) }
+      if ready(String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) {
+        return true
+      }
+      if readersOpen == 0 { return false }
+      outputArrived.wait()
     }
   }
 
@@ -241,6 +250,16 @@ final class ChildTaskpress: @unchecked Sendable {
       peakKilobytes: usage.ru_maxrss)
     finished = result
     return result
+  }
+
+  /// Blocks, with no time limit, until one of `children` has exited (or all have), and returns
+  /// the index of one that has.
+  static func firstToExit(_ children: [ChildTaskpress]) -> Int {
+    while true {
+      var fds = children.map { pollfd(fd: $0.exitFD, events: Int16(POLLIN), revents: 0) }
+      if poll(&fds, nfds_t(fds.count), -1) < 0, errno == EINTR { continue }
+      if let index = fds.firstIndex(where: { $0.revents != 0 }) { return index }
+    }
   }
 
   /// Kills a child the test gave up on, so that no test leaves a process behind.

@@ -80,7 +80,6 @@ struct InitProject {
         error: \(file):1:1: unknown variable 'todo.titel'; did you mean 'todo.title'?
         error: \(file):4:3: unknown variable 'labels.priorty'; did you mean 'labels.priority'?
         error: \(file):4:25: unknown variable 'todo.priority.lable'; did you mean 'todo.priority.label'?
-        the site in '\(project.folder)/site' was not changed
 
         """)
     #expect(!FileManager.default.fileExists(atPath: project.folder + "/site"))
@@ -99,7 +98,6 @@ struct InitProject {
     #expect(
       result.stderr == """
         error: \(project.templates)/layout.html:\(line):1: '{{content}}' escapes the page's HTML, so every page would show its markup as text; write '{{{content}}}'
-        the site in '\(project.folder)/site' was not changed
 
         """)
   }
@@ -156,7 +154,6 @@ struct InitProject {
     #expect(
       flat.stderr == """
         error: \(project.templates)/labels.json:1:2: 'board' is a label, not a locale: put labels in the table of a locale, e.g. {"en": {"board": "Kanban"}}
-        the site in '\(project.folder)/site' was not changed
 
         """)
     try project.write("templates/labels.json", "{\n  \"en\": {\"bord\": \"Kanban\"}\n}")

@@ -121,11 +121,13 @@ import Testing
   }
 
   static func possessionsCopy(_ possessions: [Possession]) -> [UInt8] {
-    var urls: [Int64: String] = [:]
+    var files: [Int64: PageContext.PhotoFile] = [:]
     for possession in possessions where possession.photo != nil {
-      urls[possession.id] = "photos/\(possession.id)-\(possession.name.prefix(4)).png"
+      files[possession.id] = PageContext.PhotoFile(
+        path: "photos/\(possession.id)-\(possession.name.prefix(4)).png",
+        width: possession.photo?.width, height: possession.photo?.height)
     }
-    return DataExport.possessionsJSON(possessions, photoURLs: urls).array
+    return DataExport.possessionsJSON(possessions, photoFiles: files).array
   }
 
   static func contactsCopy(_ contacts: [Contact]) -> [UInt8] {
