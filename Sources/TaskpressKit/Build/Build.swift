@@ -71,6 +71,9 @@ public enum Build {
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
+    let photoCache = try options.photoCache.map {
+      try PhotoCache(folder: $0, limit: options.photoCacheSize)
+    }
 
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
@@ -176,6 +179,7 @@ public enum Build {
     if !readsEarly { startReadingTodos() }
     let staging = StagingState()
     let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
+    let photoSeconds = Mutex(0.0)
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -222,13 +226,17 @@ public enum Build {
               staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
               return
             }
+            let photosStarted = ContinuousClock.now
             let (files, warnings, decoded) = try exportPhotos(
-              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
+              possessions, from: source, to: writer, settings: photoSettings, cache: photoCache,
+              jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping
               })
             photoWarnings.withLock { $0 = (warnings, decoded) }
+            // Before the pages are told: they read it once the photos are done.
+            photoSeconds.withLock { $0 = seconds(since: photosStarted) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -384,6 +392,7 @@ public enum Build {
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
       summary.photosDecoded = decoded
+      summary.photoSeconds = photoSeconds.withLock { $0 }
       for warning in photoProblems {
         reporter.warning(warning)
       }
@@ -407,6 +416,7 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(
@@ -467,7 +477,7 @@ public enum Build {
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       if renderer.paths.contains(.incremental), plan.hasTodos {
-        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
+        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows).bytes
       }
       if plan.hasTodos, options.dataCopies.contains(.todos) {
         let (todos, hashes) = (plan.todos, fingerprints.todoRows)
@@ -497,6 +507,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.foundAtFirstBuild = writer.foundAtFirstBuild
       summary.writtenPaths = output.writtenPaths
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings
