@@ -1,9 +1,14 @@
 import Foundation
-import Glibc
 import TestFixtures
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `--photo-cache`: renditions kept outside the site, so that a new output folder (a fresh CI
 /// checkout with its cache restored) decodes nothing and gets the same bytes.

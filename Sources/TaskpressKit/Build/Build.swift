@@ -81,6 +81,7 @@ public enum Build {
     let inputs =
       inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
       + " history-limit \(options.historyLimit)"
+      + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
     // is the previous build. A build that fails waits for them before it returns.
@@ -415,6 +416,7 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(
@@ -434,12 +436,28 @@ public enum Build {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add(
-          "sitemap.xml",
-          bytes: plan.sitemap(baseURL: baseURL, adding: changePages.filter { $0 != .index(1) }))
+        let sitemaps = plan.sitemapFiles(
+          baseURL: baseURL, adding: changePages.filter { $0 != .index(1) },
+          limits: options.sitemapLimits)
+        for (path, bytes) in sitemaps {
+          try writer.add(path, bytes: bytes)
+        }
+      }
+      if plan.hasTodos, plan.hasDueDates {
+        let siteTitle = options.title ?? labels["siteTitle"]
+        let calendar = ICalendar(
+          plan: plan, labels: labels, siteTitle: siteTitle, baseURL: options.baseURL)
+        let previous = FileManager.default.contents(
+          atPath: OutputWriter.trimmed(options.previous ?? options.output) + "/calendar.ics")
+        let stamp = buildDate(options, sourceDateEpoch: sourceDateEpoch)
+        for (path, bytes) in calendar.files(previous: previous.map(Array.init), stamp: stamp) {
+          try writer.add(path, bytes: bytes)
+        }
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
+      } else if let baseURL = options.baseURL {
+        try writer.add("robots.txt", bytes: Sitemap.robots(baseURL: baseURL))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
@@ -448,7 +466,7 @@ public enum Build {
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       if renderer.paths.contains(.incremental), plan.hasTodos {
-        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
+        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows).bytes
       }
       if plan.hasTodos, options.dataCopies.contains(.todos) {
         let (todos, hashes) = (plan.todos, fingerprints.todoRows)
@@ -478,6 +496,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.foundAtFirstBuild = writer.foundAtFirstBuild
       summary.writtenPaths = output.writtenPaths
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A folder of renditions outside the site (`--photo-cache DIR`), kept across builds and
 /// checkouts (a CI cache step): a photo whose renditions it holds is published from it without
@@ -160,7 +164,7 @@ final class PhotoCache: Sendable {
     var done = 0
     while done < bytes.count {
       let count = bytes.withUnsafeBytes { buffer in
-        buffer.baseAddress.map { Glibc.write(fd, $0 + done, buffer.count - done) } ?? -1
+        buffer.baseAddress.map { System.write(fd, $0 + done, buffer.count - done) } ?? -1
       }
       guard count > 0 else { break }
       done += count
@@ -219,7 +223,7 @@ final class PhotoCache: Sendable {
     var done = 0
     while done < size {
       let count = bytes.withUnsafeMutableBytes { buffer in
-        buffer.baseAddress.map { Glibc.read(fd, $0 + done, size - done) } ?? -1
+        buffer.baseAddress.map { System.read(fd, $0 + done, size - done) } ?? -1
       }
       guard count > 0 else { return nil }
       done += count

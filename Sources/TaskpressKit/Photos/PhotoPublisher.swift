@@ -1,7 +1,12 @@
 import CVipsShim
 import Dispatch
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A photo as the site shows it: its files, narrowest first.
 struct PublishedPhoto: Sendable, Equatable {
