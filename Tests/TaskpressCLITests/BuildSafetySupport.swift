@@ -106,7 +106,9 @@ struct FolderSnapshot: Equatable {
   /// afresh, differs there by design.
   var contentsApartFromChanges: [String: Data] {
     var files = contents.filter { path, _ in
-      !["changes.html", "data/changes.json", "data/history.json", "feed.xml"].contains(path)
+      ![
+        "changes.html", "data/changes.json", "data/history.json", "feed.xml", "feed.json",
+      ].contains(path)
         && !path.hasPrefix("changes/")
     }
     if let index = files["index.html"] {
