@@ -197,6 +197,12 @@ def main():
         out.append(f"- Hugo build / floor: {ratio(hugo, floor)} (taskpress not measured)")
     out.append(f"- floor: writes the files of {meta.get('floor_source') or 'nothing (no tree)'}; "
                f"checked: {meta.get('floor_verified')}")
+    photos = median("photos: taskpress photo phase", samples)
+    photo_floor = median("photos: libvips floor", samples)
+    if photos is not None and photo_floor:
+        out.append(f"- photos: taskpress's photo phase / the libvips floor (Scripts/bench/photo_floor.c): "
+                   f"**{ratio(photos, photo_floor)}** ({photos:.3f} s against {photo_floor:.3f} s; "
+                   "target: at most 1.15)")
     if meta.get("memory_state"):
         out.append(f"- memory: {meta.get('memory_state')}")
     for scenario in ("cold build", "nothing changed", "one to-do changed"):

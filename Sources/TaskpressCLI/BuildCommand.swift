@@ -110,6 +110,17 @@ enum BuildCommand {
     return status
   }
 
+  /// The note of a first build into a folder that held files taskpress did not write; nil
+  /// when it held none (or with `--quiet`).
+  static func foundNote(_ summary: BuildSummary, _ options: BuildOptions) -> String? {
+    let found = summary.foundAtFirstBuild
+    guard !options.quiet, !found.isEmpty else { return nil }
+    var names = found.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+    if found.count > 3 { names += " and \(found.count - 3) more" }
+    return "'\(options.output)' already held what taskpress did not write (\(names)); the site "
+      + "was written beside it, and taskpress will never change or remove it"
+  }
+
   /// Prints a build's warnings on stderr as `options` ask (none with `--quiet`).
   static func printWarnings(_ warnings: [BuildWarning], _ options: BuildOptions, _ io: CommandIO) {
     guard !options.quiet, !warnings.isEmpty else { return }
@@ -183,6 +194,7 @@ enum BuildCommand {
     if summary.repaired, !options.quiet {
       io.err("note: the previous build was interrupted while writing; the site has been repaired\n")
     }
+    if let note = foundNote(summary, options) { io.err("note: \(note)\n") }
     if !options.quiet {
       io.out("built \(options.output): \(summary.line)\n")
     }

@@ -123,6 +123,13 @@ enum Specs {
       OptionSpec(
         name: "keep-photo-metadata",
         help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
+      OptionSpec(
+        name: "photo-cache", valueName: "<dir>",
+        help: "Keep photos' renditions in this folder across builds and checkouts."),
+      OptionSpec(
+        name: "photo-cache-size", valueName: "<size>",
+        help: "The most the photo cache holds (bytes, or K, M, G); oldest dropped first.",
+        defaultText: "1G"),
       hostOption,
       help,
     ])

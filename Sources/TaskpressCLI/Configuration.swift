@@ -229,7 +229,11 @@ enum Configuration {
   }
 
   private static func isPath(_ key: String) -> Bool {
-    ["todos", "possessions", "contacts", "templates", "output", "report", "previous"].contains(key)
+    [
+      "todos", "possessions", "contacts", "templates", "output", "report", "previous",
+      "photo-cache",
+    ]
+    .contains(key)
   }
 
   static func apply(
@@ -297,6 +301,14 @@ enum Configuration {
             + HostLimits.names.map { "'\($0)'" }.joined(separator: ", "))
       }
       options.host = value
+    case "photo-cache": options.photoCache = try nonEmpty()
+    case "photo-cache-size":
+      guard let size = byteCount(value), size >= 1 << 20 else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected a size of at least 1M, in bytes or "
+            + "with K, M or G (1024-based), such as '500M' or '2G'")
+      }
+      options.photoCacheSize = size
     case "quiet": options.quiet = value == "true"
     case "warnings":
       guard value == "all" || value == "grouped" else {
@@ -338,6 +350,22 @@ enum Configuration {
     default:
       throw UsageError("\(source): unknown option")
     }
+  }
+
+  /// A size in bytes: a whole number, or one followed by `K`, `M` or `G` (1024-based).
+  static func byteCount(_ text: String) -> Int? {
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    var digits = Substring(text)
+    var unit = 1
+    if let last = text.last?.uppercased().first, let scale = units[last] {
+      digits = text.dropLast()
+      unit = scale
+    }
+    guard !digits.isEmpty, digits.allSatisfy(\.isNumber), digits.allSatisfy(\.isASCII),
+      let number = Int(digits)
+    else { return nil }
+    let (product, overflow) = number.multipliedReportingOverflow(by: unit)
+    return overflow ? nil : product
   }
 
   static func resolve(_ path: String, against directory: String) -> String {

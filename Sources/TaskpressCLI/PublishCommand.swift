@@ -206,20 +206,27 @@ extension PublishCommand {
             TaskpressCLI.ExitStatus.failure, &report)
         }
       }
-      let scratch = site.statePath + "/published"
-      if mkdir(scratch, 0o777) != 0 && errno != EEXIST {
+      let folder = site.statePath + "/published"
+      if mkdir(folder, 0o777) != 0 && errno != EEXIST {
         return fail(
-          "\(scratch): cannot create the folder of publish records (\(String(cString: strerror(errno))))",
-          TaskpressCLI.ExitStatus.failure, &report)
+          "\(folder): cannot create the folder of publish records"
+            + " (\(String(cString: strerror(errno))))", TaskpressCLI.ExitStatus.failure, &report)
+      }
+      let scratch = folder + "/" + PublishRecord.fileName(for: destination)
+      // One publish to a destination at a time: two would each keep a record of half.
+      let lock = open(scratch + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+      defer { if lock >= 0 { close(lock) } }
+      guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+        return fail(
+          "'\(destination)': another taskpress publish of '\(settings.output)' to it is running;"
+            + " wait for it to finish", TaskpressCLI.ExitStatus.failure, &report)
       }
       let rclone = Rclone(
         executable: executable, flags: settings.rcloneFlags, environment: io.environment,
         scratch: scratch)
 
       // What the destination holds: the record, checked against its top folder, else a listing.
-      var record =
-        settings.full
-        ? nil : PublishRecord.read(statePath: site.statePath, destination: destination)
+      var record = PublishRecord.read(statePath: site.statePath, destination: destination)
       let probe = rclone.run(
         [
           "lsjson", "--max-depth", "1", "--files-only", "--no-mimetype", "--no-modtime",
@@ -232,6 +239,11 @@ extension PublishCommand {
       // The record is trusted when the top folder holds, at their sizes, the files it says
       // are there as the site has them (those the plan would not upload again).
       var earlier: PublishRecord?
+      if settings.full {
+        // Listed and compared; what taskpress published there before is still deleted.
+        earlier = record
+        record = nil
+      }
       if let known = record {
         let top = Listing(probe.status == 3 ? Data("[]".utf8) : probe.output)
         let sizes = Dictionary(
@@ -281,7 +293,7 @@ extension PublishCommand {
       }
 
       // The uploads, step by step, each recorded once rclone has finished it.
-      let listPath = scratch + "/files"
+      let listPath = scratch + ".files"
       for (number, step) in plan.steps.enumerated() {
         progress.show(
           "publishing: step \(number + 1)/\(plan.steps.count + (plan.deletions.isEmpty ? 0 : 1)),"
@@ -370,7 +382,7 @@ extension PublishCommand {
       report.listedPaths = Set(listing.sizes.keys)
       guard !candidates.isEmpty else { return nil }
       let kind = Listing.preferredHash(candidates.compactMap { listing.hashes[$0.path] })
-      let listPath = rclone.scratch + "/files"
+      let listPath = rclone.scratch + ".files"
       guard let kind, write(candidates.map(\.path), to: listPath) else {
         for file in candidates { present.insert(file.path) }
         return nil

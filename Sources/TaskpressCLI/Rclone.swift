@@ -10,7 +10,9 @@ struct Rclone {
   /// Flags passed to every command that touches the destination (`--rclone-flag`).
   let flags: [String]
   let environment: [String: String]
-  /// Where the output files go (the record's folder in the state folder).
+  /// The start of the paths of the files rclone's output goes to (in the records' folder of the
+  /// state folder, named after the destination's record, so that publishes to two destinations
+  /// do not mix them).
   let scratch: String
 
   /// What one run of rclone gave.
@@ -35,8 +37,8 @@ struct Rclone {
   /// Runs `rclone arguments...` (with `flags` after them when `passFlags`), stopping it
   /// (SIGTERM, then SIGKILL) when `interrupt` is set.
   func run(_ arguments: [String], passFlags: Bool = true, interrupt: InterruptFlag) -> Outcome {
-    let outPath = scratch + "/rclone.out"
-    let errPath = scratch + "/rclone.err"
+    let outPath = scratch + ".out"
+    let errPath = scratch + ".err"
     guard FileManager.default.createFile(atPath: outPath, contents: nil),
       FileManager.default.createFile(atPath: errPath, contents: nil),
       let out = FileHandle(forWritingAtPath: outPath),

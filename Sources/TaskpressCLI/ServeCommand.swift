@@ -167,6 +167,7 @@ struct ServeSession {
         io.err(
           "note: the previous build was interrupted while writing; the site has been repaired\n")
       }
+      if let note = BuildCommand.foundNote(summary, options) { io.err("note: \(note)\n") }
       if !options.quiet { io.out("built \(options.output): \(summary.line)\n") }
       return nil
     } catch {

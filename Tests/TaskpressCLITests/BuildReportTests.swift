@@ -219,6 +219,9 @@ let reportSchemaPath = URL(filePath: #filePath)
     var object = try jsonObject(report)
     #expect(object["photos"] as? Int == 2)
     #expect(object["photosDecoded"] as? Int == 2)
+    // The photos' wall time, within the build's.
+    let photoSeconds = try #require(object["photoSeconds"] as? Double)
+    #expect(photoSeconds > 0 && photoSeconds <= (object["seconds"] as? Double ?? 0))
     // A row renamed: every page is made again, no photo decoded.
     try Database.openWritableForTesting(at: database).execute(
       "UPDATE possessions SET name = 'renamed' WHERE id = 1")

@@ -201,6 +201,69 @@ private func environment(_ folder: String) -> [String: String] {
     #expect(publishedTree(destination) == expected)
   }
 
+  @Test("--full still deletes what taskpress published there and the site no longer has")
+  func fullDeletes() throws {
+    let folder = try builtSite()
+    let env = environment(folder)
+    let destination = folder + "/dest"
+    #expect(
+      runTaskpress(["publish", "-o", folder + "/site", destination], environment: env).status == 0)
+    try replaceTodos(folder, "(1, 'water plants 12', 1, 0), (2, 'buy milk', 2, 1)")
+    let build = runTaskpress(
+      [
+        "build", "--todos", folder + "/todo.sqlite", "--output", folder + "/site", "--quiet",
+        "--date", "2026-12-01",
+      ])
+    #expect(build.status == 0, "\(build.stderr)")
+    let result = runTaskpress(
+      ["publish", "-o", folder + "/site", destination, "--full", "--report", folder + "/p.json"],
+      environment: env)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try report(folder + "/p.json")["deletedPaths"] as? [String] == ["todos/3.html"])
+    #expect(publishedTree(destination) == publishedTree(folder + "/site"))
+  }
+
+  @Test("build --host: the demo-sized site passes every host; an unknown host is a usage error")
+  func buildHost() throws {
+    let folder = try builtSite()
+    for host in HostLimits.names {
+      let result = runTaskpress(
+        [
+          "build", "--todos", folder + "/todo.sqlite", "--output", folder + "/site", "--date",
+          "2026-12-01", "--host", host, "--strict",
+        ])
+      #expect(result.status == 0 && !result.stderr.contains("warning"), "\(host): \(result.stderr)")
+    }
+    let result = runTaskpress(
+      ["build", "--todos", folder + "/todo.sqlite", "--output", folder + "/site", "--host", "nope"])
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix(
+        "error: '--host': unknown host 'nope'; the hosts are 'github-pages', 'gitlab-pages',"))
+  }
+
+  @Test(
+    "a step line on a terminal, cleared at the end; none under CI",
+    arguments: [(String?.none, true), ("true", false)])
+  func progressLine(ci: String?, shown: Bool) throws {
+    let folder = try builtSite()
+    FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
+    let result = try runBinary(
+      ["publish", "-o", folder + "/site", folder + "/dest"], in: folder,
+      environment: ["CI": ci, "TERM": "xterm", "RCLONE_CONFIG": folder + "/rclone.conf"],
+      terminal: true)
+    #expect(result.status == 0, "\(result.stderr)")
+    let steps = result.stderr.matches(of: /\r\u{1B}\[2Kpublishing: step (\d)\/4,/).map {
+      String($0.output.1)
+    }
+    if shown {
+      #expect(steps == ["1", "2", "3", "4"], "\(result.stderr.debugDescription)")
+      #expect(result.stderr.hasSuffix("\r\u{1B}[2K"), "the line is not cleared")
+    } else {
+      #expect(result.stderr.isEmpty, "\(result.stderr.debugDescription)")
+    }
+  }
+
   @Test("rclone missing, a remote not configured: exit 69 and 78, the report says why")
   func failures() throws {
     let folder = try builtSite()

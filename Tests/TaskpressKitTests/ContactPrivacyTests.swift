@@ -11,10 +11,16 @@ import Testing
 @Suite struct ContactPrivacyTests {
   /// Every address and phone number the contacts have before and after the night's changes:
   /// none may appear in a change output.
-  static let secrets = [
-    "17 Quayside Lane", "0170 555 0101", "9 Mill Row", "0170 555 0202", "4 Orchard Close",
-    "0170 555 0303", "22 Harbour View", "0170 555 0404", "1 Station Road", "0170 555 0505",
-  ]
+  static let secrets: [String] = {
+    let addresses = [
+      "17 Quayside Lane", "9 Mill Row", "4 Orchard Close", "22 Harbour View", "1 Station Road",
+    ]
+    let phones = [
+      "0170 555 0101", "0170 555 0202", "0170 555 0303", "0170 555 0404", "0170 555 0505",
+    ]
+    // A phone also as a tel: link has it: its digits alone.
+    return addresses + phones + phones.map { $0.filter(\.isNumber) }
+  }()
 
   static let before = """
     CREATE TABLE contacts(id INTEGER PRIMARY KEY, name TEXT, address TEXT, phone TEXT);
@@ -32,18 +38,21 @@ import Testing
     """
 
   /// The files that record changes: the pages of `changes.html`, `data/changes.json`,
-  /// `data/history.json`, `feed.xml`, and the first page (the to-dos'), which counts the latest
+  /// `data/history.json`, `feed.xml`, `feed.json`, and the first page (the to-dos'), which counts the latest
   /// changes.
   static func changeOutputs(_ site: String) throws -> [String] {
     // `changes/2.html` and on, once there are more builds than one page shows.
     let more = (try? FileManager.default.contentsOfDirectory(atPath: site + "/changes")) ?? []
     let pages = more.filter { $0.hasSuffix(".html") }.map { "changes/" + $0 }
-    return ["changes.html", "data/changes.json", "data/history.json", "feed.xml", "index.html"]
-      .filter { FileManager.default.fileExists(atPath: site + "/" + $0) } + pages
+    return [
+      "changes.html", "data/changes.json", "data/history.json", "feed.xml", "feed.json",
+      "index.html",
+    ]
+    .filter { FileManager.default.fileExists(atPath: site + "/" + $0) } + pages
   }
 
   @Test(
-    "no address or phone number of a contact is in changes.html, changes.json or feed.xml",
+    "no address or phone number of a contact is in changes.html, changes.json or the feeds",
     arguments: [[], ["contacts"]])
   func noAddressOrPhoneInChanges(data: [String]) throws {
     let site = try SiteFixture()
@@ -71,7 +80,8 @@ import Testing
     ]
     #expect(recorded == expected)
     let outputs = try Self.changeOutputs(site.output)
-    #expect(outputs.contains("feed.xml") && outputs.contains("changes.html"))
+    #expect(outputs.contains("feed.xml") && outputs.contains("feed.json"))
+    #expect(outputs.contains("changes.html"))
     for file in outputs {
       let text = try String(contentsOfFile: site.output + "/" + file, encoding: .utf8)
       for secret in Self.secrets {

@@ -1,7 +1,12 @@
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputFolderMoveTests {
   @Test("a folder that does not exist yet is staged whole and moved into place in one step")

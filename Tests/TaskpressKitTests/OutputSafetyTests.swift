@@ -1,7 +1,12 @@
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputSafetyTests {
   let site = ["index.html": "<h1>home</h1>", "todos/1.html": "one", "todos/2.html": "two"]

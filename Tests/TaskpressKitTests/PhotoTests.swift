@@ -649,4 +649,23 @@ private func hex(_ bytes: [UInt8]) -> String {
         "240w.webp", "640w.webp", "800w.webp",
       ])
   }
+  @Test("a photo over 1 MB, streamed a window at a time, gets the renditions of it read whole")
+  func streamedPhoto() throws {
+    let large = try MadePhoto.jpeg(width: 1800, height: 1350, noise: true)
+    #expect(large.count > PhotoPublisher.bufferLimit + PhotoPublisher.streamWindow / 2)
+    let built = try site([(1, large)], jobs: 2)
+    #expect(built.warnings == [])
+    #expect(built.summary.photosDecoded == 1)
+    let image = try #require(try built.image("possessions/1.html"))
+    let widths = PhotoSettings().renditionWidths(forShownWidth: 1800)
+    let whole = try Vips.renditions(
+      TPV_JPEG, PhotoBytes(large), widths: widths, quality: 80, jpeg: false,
+      keepMetadata: false)
+    let expected = whole.map { image -> [UInt8] in
+      guard case .stripped(let stripped) = LosslessStrip.webp(image.bytes) else { return [] }
+      return stripped
+    }
+    #expect(image.srcset.count == widths.count)
+    #expect(try image.srcset.map { try built.bytes($0) } == expected)
+  }
 }

@@ -1,7 +1,12 @@
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 private func file(_ path: String, _ hash: UInt64, size: Int = 10) -> BuiltSite.File {
   BuiltSite.File(path: path, hash: ContentHash(value: hash), size: size)

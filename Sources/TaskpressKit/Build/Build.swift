@@ -71,6 +71,9 @@ public enum Build {
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
+    let photoCache = try options.photoCache.map {
+      try PhotoCache(folder: $0, limit: options.photoCacheSize)
+    }
 
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
@@ -176,6 +179,7 @@ public enum Build {
     if !readsEarly { startReadingTodos() }
     let staging = StagingState()
     let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
+    let photoSeconds = Mutex(0.0)
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -222,13 +226,17 @@ public enum Build {
               staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
               return
             }
+            let photosStarted = ContinuousClock.now
             let (files, warnings, decoded) = try exportPhotos(
-              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
+              possessions, from: source, to: writer, settings: photoSettings, cache: photoCache,
+              jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping
               })
             photoWarnings.withLock { $0 = (warnings, decoded) }
+            // Before the pages are told: they read it once the photos are done.
+            photoSeconds.withLock { $0 = seconds(since: photosStarted) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -384,6 +392,7 @@ public enum Build {
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
       summary.photosDecoded = decoded
+      summary.photoSeconds = photoSeconds.withLock { $0 }
       for warning in photoProblems {
         reporter.warning(warning)
       }
@@ -434,6 +443,17 @@ public enum Build {
           try writer.add(path, bytes: bytes)
         }
       }
+      if plan.hasTodos, plan.hasDueDates {
+        let siteTitle = options.title ?? labels["siteTitle"]
+        let calendar = ICalendar(
+          plan: plan, labels: labels, siteTitle: siteTitle, baseURL: options.baseURL)
+        let previous = FileManager.default.contents(
+          atPath: OutputWriter.trimmed(options.previous ?? options.output) + "/calendar.ics")
+        let stamp = buildDate(options, sourceDateEpoch: sourceDateEpoch)
+        for (path, bytes) in calendar.files(previous: previous.map(Array.init), stamp: stamp) {
+          try writer.add(path, bytes: bytes)
+        }
+      }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
       } else if let baseURL = options.baseURL {
@@ -476,6 +496,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.foundAtFirstBuild = writer.foundAtFirstBuild
       summary.writtenPaths = output.writtenPaths
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings

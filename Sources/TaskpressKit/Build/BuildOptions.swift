@@ -100,6 +100,11 @@ public struct BuildOptions: Sendable, Equatable {
   /// The static host whose limits the site is checked against after the build (`--host`);
   /// it changes no byte of the site.
   public var host: String?
+  /// A folder outside the site where photos' renditions are kept across builds and checkouts
+  /// (`--photo-cache`); none by default.
+  public var photoCache: String?
+  /// The most bytes the photo cache holds; the entries used least recently go first.
+  public var photoCacheSize: Int = 1 << 30
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all

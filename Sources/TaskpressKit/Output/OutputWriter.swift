@@ -1,5 +1,10 @@
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Writes a generated site into an output folder safely, in two phases.
 ///
@@ -32,6 +37,9 @@ public final class OutputWriter: @unchecked Sendable {
   /// Whether the previous build was interrupted while writing (its marker was found), so this
   /// build verifies every file and repairs the folder.
   public let repairing: Bool
+  /// What the output folder held that taskpress did not write, sorted, when this is its first
+  /// build there (no manifest) and it was not empty: left as it is, but worth a note.
+  public let foundAtFirstBuild: [String]
 
   let displayRoot: String
   /// taskpress's state folder, beside the output folder, as the user would type it.
@@ -145,6 +153,8 @@ public final class OutputWriter: @unchecked Sendable {
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
     /// How many files `carried` names, when the caller knows.
     var carriedCount: Int?
+    /// Files added where a file taskpress did not write stands: the commit refuses them all.
+    var clashes: [String] = []
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
@@ -200,6 +210,7 @@ public final class OutputWriter: @unchecked Sendable {
         // The state of an output folder that was gone describes nothing: a fresh start.
         FileSystem.removeTree(AT_FDCWD, statePath)
       }
+      try Self.checkWritable(displayRoot, stateParent: stateParent, statePath: statePath)
       try Self.adoptOldState(rootFD, displayRoot, statePath)
       whenLocked()
       let loaded = try Self.loadState(statePath)
@@ -207,6 +218,9 @@ public final class OutputWriter: @unchecked Sendable {
       previousManifestHash = loaded.manifestHash
       repairing = loaded.repairing
       initial.stateFolderFD = loaded.stateFolderFD
+      foundAtFirstBuild =
+        created || loaded.manifestHash != nil || loaded.repairing
+        ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()
     } catch {
       for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
       close(rootFD)
@@ -288,7 +302,7 @@ public final class OutputWriter: @unchecked Sendable {
       prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
       var info = stat()
       let parentModified =
-        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.modificationTime : nil
       if mkdir(prefix, 0o777) == 0 {
         if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)
@@ -300,6 +314,27 @@ public final class OutputWriter: @unchecked Sendable {
       }
     }
     return madeLast
+  }
+
+  /// Fails, naming the folder the user gave, when the output folder cannot be written, or its
+  /// state folder (beside it) is missing and cannot be made: found before anything is staged,
+  /// not as a failure of the staging area or halfway through the commit.
+  static func checkWritable(_ displayRoot: String, stateParent: String, statePath: String)
+    throws(OutputError)
+  {
+    if access(displayRoot, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "cannot be written (\(SystemError.current.reason)); make it writable or choose "
+          + "another --output")
+    }
+    if access(statePath, F_OK) != 0, access(stateParent.isEmpty ? "." : stateParent, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "taskpress keeps its state beside this folder, in '\(statePath)', which cannot be "
+          + "made (\(SystemError.current.reason)); make '\(stateParent)' writable or choose "
+          + "another --output")
+    }
   }
 
   /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.

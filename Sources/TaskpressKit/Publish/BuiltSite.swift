@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The files the last build of an output folder wrote, as its manifest records them (path,
 /// content hash, size): what `taskpress publish` uploads.
@@ -54,7 +58,7 @@ public final class BuiltSite: @unchecked Sendable {
     guard flock(root, LOCK_SH | LOCK_NB) == 0 else {
       let busy = errno == EWOULDBLOCK
       let reason = SystemError.current.reason
-      Glibc.close(root)
+      System.close(root)
       throw PublishError(
         path: output,
         reason: busy
@@ -83,7 +87,7 @@ public final class BuiltSite: @unchecked Sendable {
       self.files = files
       folders = OutputPath.sorted(manifest.folders)
     } catch {
-      Glibc.close(root)
+      System.close(root)
       throw error
     }
   }
@@ -93,7 +97,7 @@ public final class BuiltSite: @unchecked Sendable {
   /// Lets go of the lock on the output folder.
   public func close() {
     if rootFD >= 0 {
-      Glibc.close(rootFD)
+      System.close(rootFD)
       rootFD = -1
     }
   }
@@ -111,7 +115,7 @@ public final class BuiltSite: @unchecked Sendable {
         reason: "was not built by taskpress (no state folder '\(state)' beside it);"
           + " build it first ('taskpress build --output \(output)')")
     }
-    defer { Glibc.close(stateFD) }
+    defer { System.close(stateFD) }
     if FileSystem.statNoFollow(stateFD, OutputWriter.markerName) != nil {
       throw PublishError(
         path: output,
@@ -125,7 +129,7 @@ public final class BuiltSite: @unchecked Sendable {
         reason: "has no record of a build ('\(state)/\(OutputWriter.manifestName)' is missing);"
           + " build it first ('taskpress build --output \(output)')")
     }
-    defer { Glibc.close(fd) }
+    defer { System.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0,
       let bytes = try? FileSystem.readAll(fd, expected: Int(info.st_size)),

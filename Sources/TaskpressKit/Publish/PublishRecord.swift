@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// What `taskpress publish` put at one destination: each file's path, content hash and size, as
 /// the site's manifest gave them when the file was uploaded.

@@ -85,6 +85,16 @@ struct PageContext: Sendable {
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if noindex { site["noindex"] = true }
+    if plan.hasTodos, plan.hasDueDates {
+      // `calendar.ics`: by `webcal:` for an https site (calendar apps subscribe to it).
+      var calendar: [String: MustacheValue] = [:]
+      if let baseURL, baseURL.hasPrefix("https://") {
+        let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        calendar["webcal"] = .string(
+          "webcal://" + base.dropFirst("https://".count) + "calendar.ics")
+      }
+      site["calendar"] = .object(calendar)
+    }
     siteValue = .object(site)
     hasDate = generated != nil
     if let generated {

@@ -36,6 +36,7 @@ enum TemplateModel {
         Field("title"), Field("lang"), Field("generated", optional: true),
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
         Field("noindex", optional: true),
+        Field("calendar", .object([Field("webcal", optional: true)]), optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
     Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
@@ -117,6 +118,7 @@ enum TemplateModel {
       "progress",
       .object([
         Field("percent"), Field("complete"), Field("total"), Field("summary"), Field("svg"),
+        Field("change", optional: true),
       ])),
     Field(
       "priority",
@@ -139,7 +141,8 @@ enum TemplateModel {
               Field("label"), Field("date", optional: true), Field("inProgress"),
               Field("complete"),
             ]))),
-        Field("count"), Field("hasMany"), Field("first"), Field("last"), Field("svg"),
+        Field("count"), Field("hasMany"), Field("axis", .list(.object([Field("label")]))),
+        Field("first"), Field("last"), Field("svg"),
       ])),
   ])
 
