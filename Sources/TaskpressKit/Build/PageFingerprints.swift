@@ -66,7 +66,8 @@ struct PageFingerprints: Sendable {
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
-    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize", "host", "allWarnings",
+    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize",
+    "allWarnings", "host",
   ]
 
   init(
