@@ -173,6 +173,23 @@ enum BuildCommand {
     for problem in summary.outputProblems {
       reporter.warning(BuildWarning(file: problem.path, message: problem.reason))
     }
+    if let name = options.host, let limits = HostLimits.named(name),
+      let site = try? BuiltSite(output: options.output)
+    {
+      let problems = limits.problems(files: site.files, folders: site.folders)
+      site.close()
+      if options.strict, let first = problems.first {
+        ended()
+        report.status = .failed
+        report.error = "\(options.output): \(first)"
+        io.err(
+          "error: \(options.output): \(first) (an error with --strict; the site was written)\n")
+        return TaskpressCLI.ExitStatus.failure
+      }
+      for problem in problems {
+        reporter.warning(BuildWarning(file: options.output, message: problem))
+      }
+    }
     ended()
     if summary.repaired, !options.quiet {
       io.err("note: the previous build was interrupted while writing; the site has been repaired\n")

@@ -40,8 +40,9 @@ enum TaskpressBinary {
 /// The child starts with every signal at its default action and none blocked (unless
 /// `blocking` says otherwise), whatever the test runner's threads have set.
 final class ChildTaskpress: @unchecked Sendable {
-  // `@unchecked`: `output` is behind a mutex; `pid` and the descriptors are only used from the
-  // test's thread (the readers only touch their own descriptor).
+  // `@unchecked`: `output` is behind a mutex and `readersOpen` behind `outputArrived`; `pid` and
+  // the descriptors are only used from the test's thread (the readers only touch their own
+  // descriptor).
 
   struct Result {
     /// The exit status, or the signal's number when `killed` is set.
@@ -150,7 +151,8 @@ final class ChildTaskpress: @unchecked Sendable {
     return (master, slave)
   }
 
-  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone).
+  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone),
+  /// adding what it reads to `output` as it comes (see `waitForOutput`).
   private func drain(_ fd: Int32, isError: Bool) {
     readersDone.enter()
     let thread = Thread { [self] in
@@ -175,6 +177,12 @@ final class ChildTaskpress: @unchecked Sendable {
       readersDone.leave()
     }
     thread.start()
+  }
+
+  /// Blocks until the child's stdout (or stderr, with `stderr`) contains `text`, or both its
+  /// outputs are closed (it exited), with no time limit. True when the text came.
+  func waitForOutput(_ text: String, stderr: Bool = false) -> Bool {
+    waitForOutput(until: { out, err in (stderr ? err : out).contains(text) })
   }
 
   /// Blocks, with no time limit, until `ready` holds for what the child has printed so far

@@ -464,7 +464,12 @@ import Testing
     try Self.write(options.output + "/data/todos.json", Array("[{".utf8))
     // The previous build alone: its error.
     try ChangesTests.change(database, "UPDATE todo SET text = 'Buy oat milk' WHERE pk = 1")
-    #expect(throws: BuildError.self) { _ = try ChangesTests.build(options) }
+    let previousError = #expect(throws: BuildError.self) { _ = try ChangesTests.build(options) }
+    #expect(
+      previousError?.description
+        == "\(options.output)/data/todos.json: not the previous build's data as taskpress writes it"
+        + " (not valid JSON); delete it to start the record of changes afresh, or give"
+        + " --previous a copy of the last published site")
     // And a to-do table that is not there: the database's error, as before.
     try ChangesTests.change(database, "ALTER TABLE todo RENAME TO other")
     do {

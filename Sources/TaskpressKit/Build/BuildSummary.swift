@@ -35,6 +35,9 @@ public struct BuildSummary: Sendable, Equatable {
   /// Photos decoded to make their renditions (those whose renditions were found in the site
   /// already are not).
   public var photosDecoded = 0
+  /// Wall seconds the photos took, from their start (once the possessions were read) to the
+  /// last one published; 0 when none was (the benchmark's photo phase).
+  public var photoSeconds = 0.0
   /// Whether the build read the databases (a rebuild with nothing changed reports the warnings
   /// recorded by the last build that did instead).
   var sourcesRead = false

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 // MARK: - Staging
 
@@ -215,7 +219,7 @@ extension OutputWriter {
       // Read before the first folder is made in it: an abandoned build puts it back.
       var info = stat()
       let parentModified =
-        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.modificationTime : nil
       if mkdir(prefix, 0o777) == 0 {
         if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)

@@ -1,5 +1,10 @@
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Writes a generated site into an output folder safely, in two phases.
 ///
@@ -297,7 +302,7 @@ public final class OutputWriter: @unchecked Sendable {
       prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
       var info = stat()
       let parentModified =
-        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.modificationTime : nil
       if mkdir(prefix, 0o777) == 0 {
         if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)

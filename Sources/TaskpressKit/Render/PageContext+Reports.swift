@@ -21,27 +21,32 @@ extension PageContext {
     return "\(kind): \(listLabel(index))"
   }
 
-  /// A list as templates see it, linked from `file`.
-  func listValue(_ index: Int, from file: String, current: Int? = nil) -> MustacheValue {
+  /// A list as templates see it, linked from `file`; with its `count` on a summary page only
+  /// (`withCount`): a page that shows a site-wide count changes whenever a to-do moves
+  /// between lists.
+  func listValue(_ index: Int, from file: String, current: Int? = nil, withCount: Bool)
+    -> MustacheValue
+  {
     let list = plan.lists[index]
-    let fields: Fields = [
+    var fields: Fields = [
       "kind": .string(list.kind.rawValue),
       "key": .string(list.key),
       "label": .string(listLabel(index)),
       "title": .string(listTitle(index)),
-      "count": .int(Int64(list.count)),
       "url": .string(plan.routes.link(to: list.name(page: 1), fromFile: file)),
       "current": .bool(index == current),
     ]
+    if withCount { fields["count"] = .int(Int64(list.count)) }
     return .computed(fields)
   }
 
-  /// `lists.status` and `lists.priority`: every filtered list, linked from `file`.
-  func listLinks(from file: String, current: Int? = nil) -> MustacheValue {
+  /// `lists.status` and `lists.priority`: every filtered list, linked from `file`, with their
+  /// counts on a summary page only (`withCounts`).
+  func listLinks(from file: String, current: Int? = nil, withCounts: Bool) -> MustacheValue {
     func of(_ kind: SitePlan.TodoList.Kind) -> MustacheValue {
       .array(
         plan.lists.indices.filter { plan.lists[$0].kind == kind }.map {
-          listValue($0, from: file, current: current)
+          listValue($0, from: file, current: current, withCount: withCounts)
         })
     }
     return .object(["status": of(.status), "priority": of(.priority)])
