@@ -70,9 +70,13 @@ import Testing
       let shows = String(decoding: bytes, as: UTF8.self).contains(footer)
       #expect(shows == subjects.contains(path), "\(path)")
     }
-    // The date changes those pages and the history (the first build records the date it was
-    // given), nothing else.
+    // The date changes those pages and the histories (the first build records the date it
+    // was given, in history.json and in each to-do's history), nothing else.
     let changed = Self.differences(unset.files, dated.files)
-    #expect(changed == (subjects + ["data/history.json"]).sorted().map { "\($0): differs" })
+    #expect(
+      changed
+        == (subjects + ["data/history.json", "data/todo-history.json"]).sorted().map {
+          "\($0): differs"
+        })
   }
 }
