@@ -173,11 +173,17 @@ enum BuildCommand {
     for problem in summary.outputProblems {
       reporter.warning(BuildWarning(file: problem.path, message: problem.reason))
     }
-    if let name = options.host, let limits = HostLimits.named(name),
-      let site = try? BuiltSite(output: options.output)
-    {
-      let problems = limits.problems(files: site.files, folders: site.folders)
-      site.close()
+    if let name = options.host, let limits = HostLimits.named(name) {
+      var problems: [String]
+      do {
+        // Read unlocked: this build wrote it (its writer may still be let go of in the
+        // background).
+        let site = try BuiltSite(output: options.output, locking: .none)
+        problems = limits.problems(files: site.files, folders: site.folders)
+        site.close()
+      } catch {
+        problems = ["cannot check the site against \(name)'s limits: \(error)"]
+      }
       if options.strict, let first = problems.first {
         ended()
         report.status = .failed
@@ -189,6 +195,7 @@ enum BuildCommand {
       for problem in problems {
         reporter.warning(BuildWarning(file: options.output, message: problem))
       }
+      report.summary.warnings += problems.count
     }
     ended()
     if summary.repaired, !options.quiet {
@@ -196,7 +203,7 @@ enum BuildCommand {
     }
     if let note = foundNote(summary, options) { io.err("note: \(note)\n") }
     if !options.quiet {
-      io.out("built \(options.output): \(summary.line)\n")
+      io.out("built \(options.output): \(report.summary.line)\n")
     }
     if interrupt.isSet {
       // The signal came while the site was being written: the writing finished first.

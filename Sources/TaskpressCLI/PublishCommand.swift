@@ -189,7 +189,14 @@ extension PublishCommand {
       }
       let site: BuiltSite
       do {
-        site = try BuiltSite(output: settings.output)
+        do {
+          site = try BuiltSite(output: settings.output)
+        } catch  where error.isBusy {
+          if !settings.quiet {
+            io.err("note: waiting for the build writing '\(settings.output)' to finish\n")
+          }
+          site = try BuiltSite(output: settings.output, locking: .sharedWaiting)
+        }
       } catch {
         return fail("\(error)", TaskpressCLI.ExitStatus.failure, &report)
       }
@@ -270,6 +277,9 @@ extension PublishCommand {
         var fresh = PublishRecord()
         let status = compare(site, rclone, &fresh, &present, &report)
         if let status { return status }
+        // The site's files found there with other or unknown bytes stay known as there, so
+        // that a publish interrupted from here on still sends them after the new files.
+        for path in present { fresh.files[path] = PublishRecord.unknown(path) }
         // Files taskpress published there that the site no longer has are still deleted.
         let produced = Set(site.files.map(\.path))
         for (path, file) in earlier?.files ?? [:]

@@ -33,9 +33,10 @@ import Testing
     return options
   }
 
-  static func build(_ options: BuildOptions) throws {
+  static func build(_ options: BuildOptions, sourceDateEpoch: String? = nil) throws {
     _ = try Build.run(
-      options, interrupt: InterruptFlag(), reporter: Build.Reporter(warning: { _ in }))
+      options, sourceDateEpoch: sourceDateEpoch, interrupt: InterruptFlag(),
+      reporter: Build.Reporter(warning: { _ in }))
   }
 
   static func read(_ path: String) throws -> String {
@@ -221,5 +222,101 @@ import Testing
     #expect(ICalendar.day("2026-02-29") == nil)
     #expect(ICalendar.day("2026-00-10") == nil)
     #expect(ICalendar.day("9999-12-31") == nil)
+  }
+
+  @Test("calendar.html: a month view of the due dates, overdue marked, in the nav and the sitemap")
+  func monthView() throws {
+    let folder = try makeTemporaryFolder()
+    var options = try Self.options(folder)
+    options.baseURL = "https://example.org/tasks/"
+    // Seven more to-dos due on one day: five listed, the rest counted.
+    let connection = try Database.openWritableForTesting(at: options.todos ?? "")
+    try connection.execute(
+      (10...16).map { "INSERT INTO todo VALUES (\($0), 'Busy \($0)', 2, 0, '2026-12-24');" }
+        .joined())
+    // 2026-12-01: the build's date, for overdue.
+    try Self.build(options, sourceDateEpoch: "1796083200")
+    let page = try Self.read(options.output + "/calendar.html")
+    #expect(page.contains("<title>Calendar · Task report</title>"))
+    // The months with a due to-do, in order: February 2024, November and December 2026.
+    let months = page.components(separatedBy: "<h2 id=\"month-").dropFirst().map {
+      String($0.prefix { $0 != "\"" })
+    }
+    #expect(months == ["2024-02", "2026-11", "2026-12"])
+    #expect(page.contains("<h2 id=\"month-2026-12\">December 2026</h2>"))
+    // 2026-12-01 is a Tuesday: the first week starts with one day outside the month.
+    #expect(
+      page.contains(
+        "<tr><td class=\"outside\"></td><td class=\"no-todos is-today\"><span class=\"day\">"
+          + "<time datetime=\"2026-12-01\"><span class=\"day-name\">Tue </span>1</time>"))
+    // 2024-02-29 is a Thursday.
+    #expect(page.contains("<time datetime=\"2024-02-29\"><span class=\"day-name\">Thu </span>29"))
+    // Overdue: those due before the build's date (2024-02-29 and 2026-11-30), not the others.
+    #expect(page.components(separatedBy: "is-overdue").count - 1 == 2)
+    #expect(page.contains("<strong class=\"overdue\">2 overdue</strong>"))
+    #expect(page.contains("href=\"todos/4.html\">Semi; comma, back\\slash\nnext line</a>"))
+    // One day lists five to-dos and counts the rest.
+    #expect(page.contains("<span class=\"more\">and 2 more</span>"))
+    #expect(page.components(separatedBy: ">Busy ").count - 1 == 5)
+    // The calendars to subscribe to, by webcal:.
+    #expect(
+      page.contains(
+        "<a href=\"webcal://example.org/tasks/calendar.ics\" type=\"text/calendar\">All priorities</a>"
+      ))
+    #expect(
+      page.contains(
+        "<a href=\"webcal://example.org/tasks/calendar-low.ics\" type=\"text/calendar\">Low</a>"))
+    // In the nav of every page, and in the sitemap.
+    #expect(
+      try Self.read(options.output + "/todos/1.html").contains(
+        "<a href=\"../calendar.html\">Calendar</a>"))
+    #expect(page.contains("<a href=\"calendar.html\" aria-current=\"page\">Calendar</a>"))
+    #expect(
+      try Self.read(options.output + "/sitemap.xml").contains(
+        "<loc>https://example.org/tasks/calendar.html</loc>"))
+    // No calendar without a due column.
+    options.mapping.todos.columns["due"] = nil
+    try Self.build(options)
+    for file in ["calendar.html", "calendar.ics", "calendar-high.ics"] {
+      #expect(!FileManager.default.fileExists(atPath: options.output + "/" + file))
+    }
+    #expect(!(try Self.read(options.output + "/index.html").contains("Subscribe")))
+    #expect(!(try Self.read(options.output + "/index.html").contains("calendar.html")))
+  }
+
+  @Test("calendar.html in Japanese, with pretty URLs, and with no open dated to-do")
+  func japanese() throws {
+    let folder = try makeTemporaryFolder()
+    var options = try Self.options(folder)
+    options.locale = .ja
+    options.prettyURLs = true
+    try Self.build(options)
+    let page = try Self.read(options.output + "/calendar/index.html")
+    #expect(page.contains("<h2 id=\"month-2026-12\">2026年12月</h2>"))
+    #expect(page.contains("<th scope=\"col\">月</th>"))
+    #expect(page.contains("<a href=\"../calendar.ics\" type=\"text/calendar\">すべての優先度</a>"))
+    let connection = try Database.openWritableForTesting(at: options.todos ?? "")
+    try connection.execute("UPDATE todo SET complete = 1;")
+    try Self.build(options)
+    let empty = try Self.read(options.output + "/calendar/index.html")
+    #expect(empty.contains("<p class=\"empty\">期限のある未完了のタスクはありません。</p>"))
+    #expect(Self.events(try Self.read(options.output + "/calendar.ics")).isEmpty)
+  }
+
+  @Test("the day of the week, against Foundation's calendar, for 1900 to 2100")
+  func weekdays() throws {
+    var gregorian = Foundation.Calendar(identifier: .gregorian)
+    gregorian.timeZone = try #require(TimeZone(identifier: "UTC"))
+    for year in stride(from: 1900, through: 2100, by: 7) {
+      for month in 1...12 {
+        for day in [1, 15, PageContext.days(inMonth: month, year: year)] {
+          let date = try #require(
+            gregorian.date(from: DateComponents(year: year, month: month, day: day)))
+          // Foundation: 1 Sunday ... 7 Saturday; ours: 0 Monday ... 6 Sunday.
+          let expected = (gregorian.component(.weekday, from: date) + 5) % 7
+          #expect(PageContext.weekday(year: year, month: month, day: day) == expected)
+        }
+      }
+    }
   }
 }

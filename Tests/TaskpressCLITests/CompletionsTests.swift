@@ -117,8 +117,8 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     let words = offered.output.split(separator: "\n").map { $0.split(separator: "\t")[0] }
     #expect(
       words == [
-        "build", "check", "completions", "help", "init", "publish", "render", "serve",
-        "--locale", "en", "ja",
+        "build", "check", "completions", "help", "init", "publish", "render", "serve", "--locale",
+        "en", "ja",
       ])
   }
 

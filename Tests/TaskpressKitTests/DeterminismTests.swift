@@ -70,8 +70,8 @@ import Testing
       let shows = String(decoding: bytes, as: UTF8.self).contains(footer)
       #expect(shows == subjects.contains(path), "\(path)")
     }
-    // The date changes those pages and the histories (the first build records the date it
-    // was given, in history.json and in each to-do's history), nothing else.
+    // The date changes those pages and the histories (the first build records the date it was
+    // given, and so does each to-do's first event), nothing else.
     let changed = Self.differences(unset.files, dated.files)
     #expect(
       changed

@@ -99,6 +99,21 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     #expect(plan.deletions.isEmpty)
   }
 
+  @Test("a file recorded as there with unknown bytes is replaced, after the new files")
+  func unknownBytes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    var known = PublishRecord()
+    known.files["index.html"] = PublishRecord.unknown("index.html")
+    try known.write(statePath: folder.path, destination: "d:")
+    let read = try #require(PublishRecord.read(statePath: folder.path, destination: "d:"))
+    #expect(read == known)
+    let site = [file("index.html", 0, size: 10), file("todos/1.html", 2)]
+    let plan = PublishPlan(site: site, record: read)
+    #expect(plan.steps.map(\.key) == ["new-items", "changed-front"])
+    #expect(plan.unchanged == 0)
+  }
+
   @Test("the record of a destination is written and read back; another destination has none")
   func recordRoundTrip() throws {
     let folder = try TemporaryFolder()
@@ -161,6 +176,32 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     }
   }
 
+  @Test("while a build holds the folder, reading it is refused as busy; unlocked, it is read")
+  func busy() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let output = folder.sub("site")
+    do {
+      let writer = try OutputWriter(root: output)
+      try writer.add("index.html", bytes: Array("<p>hi</p>".utf8))
+      _ = try writer.commit()
+    }
+    // The lock a build's writer takes.
+    let held = open(output, O_RDONLY | O_DIRECTORY)
+    defer { close(held) }
+    try #require(flock(held, LOCK_EX | LOCK_NB) == 0)
+    do {
+      _ = try BuiltSite(output: output)
+      Issue.record("a folder a writer holds was read")
+    } catch {
+      #expect(error.isBusy)
+      #expect(
+        error.reason == "a taskpress build is writing to this folder; publish once it has finished")
+    }
+    let site = try BuiltSite(output: output, locking: .none)
+    #expect(site.files.map(\.path) == ["index.html"])
+  }
+
   @Test("a folder taskpress did not build is refused, saying to build it")
   func notBuilt() throws {
     let folder = try TemporaryFolder()
@@ -194,8 +235,8 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     #expect(
       text.hasPrefix(
         "the site has 20,131 files, over cloudflare-pages's limit of 20,000 per site; the most"
-          + " are in todos/ (20,100), priority/ (30), the top folder (1); fewer files: a larger"
-          + " --page-size"))
+          + " are in todos/ (20,100), priority/ (30), the top folder (1); todos/, possessions/"
+          + " and contacts/ hold one page per row; fewer files elsewhere: a larger --page-size"))
     #expect(text.contains("--gallery-page-size") && text.contains("'--data none'"))
     #expect(
       try #require(HostLimits.named("cloudflare-pages-paid")).problems(files: files, folders: [])

@@ -244,8 +244,14 @@ struct ThemeFolder {
     data.hasPossessions = true
     data.hasContacts = true
     // Eight index pages: the window of page numbers has a gap.
+    // Due dates: one overdue, one later, seven on one day (more than a day of calendar.html
+    // lists), one that is not a date.
+    data.hasDueDates = true
+    let dues: [Int64: String] = [3: "2026-11-30", 4: "2027-01-05", 14: "soon"]
     data.todos = (1...15).map {
-      Todo(pk: $0, text: "t\($0)", priority: $0 == 5 ? .other(7) : .high, complete: $0 == 2)
+      Todo(
+        pk: $0, text: "t\($0)", priority: $0 == 5 ? .other(7) : .high, complete: $0 == 2,
+        due: dues[$0] ?? ((6...12).contains($0) ? "2026-12-24" : nil))
     }
     data.possessions = (1...3).map {
       Possession(id: $0, name: "p", description: "d", photo: nil)
@@ -282,7 +288,7 @@ struct ThemeFolder {
 
   /// The pages of `context`'s plan, and those of its changes.
   static func pages(_ context: PageContext) -> [SitePlan.Page] {
-    context.plan.pages + [.changes(1)]
+    context.plan.pages + [.changes(1), .calendar]
   }
 
   /// The differences between a value and its declared shape, as `path: problem`.
@@ -369,7 +375,8 @@ struct ThemeFolder {
     for name in [
       ".site.generated", ".site.generatedDate", ".site.baseURL", ".page.canonical", ".page.script",
       ".previous", ".next", ".todo.priority.number", ".possessions.photo", ".pagination.previous",
-      ".pagination.next", ".pagination.pages.gap",
+      ".pagination.next", ".pagination.pages.gap", ".site.calendar", ".site.calendar.webcal",
+      ".overdue", ".months.weeks.days.more", ".months.weeks.days.todos.priority.number",
     ] {
       #expect(seen.contains(name), "\(name)")
     }

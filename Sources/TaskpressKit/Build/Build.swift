@@ -428,8 +428,19 @@ public enum Build {
       let changePages = try stageChangePages(
         report, context: changesContext, renderer: renderer, writer: writer, options: options,
         labels: labels)
-      summary.pages = pages.count + changePages.count
-      summary.rendered += changePages.count
+      // calendar.html: the open to-dos' due dates, when they have any.
+      var calendarPages: [SitePlan.Page] = []
+      if plan.hasTodos, plan.hasDueDates {
+        let file = plan.file(of: .calendar)
+        let output = RenderBuffer(capacity: 64 << 10)
+        try renderer.render(
+          .calendar, file: file, context: changesContext, appendingTo: output,
+          buffers: RenderBuffers())
+        try writer.add([file], contents: UnsafeRawBufferPointer(output.bytes), ends: [output.count])
+        calendarPages = [.calendar]
+      }
+      summary.pages = pages.count + changePages.count + calendarPages.count
+      summary.rendered += changePages.count + calendarPages.count
 
       // 4. The theme's assets, the sitemap.
       for asset in theme.assets {
@@ -437,7 +448,7 @@ public enum Build {
       }
       if let baseURL = options.baseURL {
         let sitemaps = plan.sitemapFiles(
-          baseURL: baseURL, adding: changePages.filter { $0 != .index(1) },
+          baseURL: baseURL, adding: changePages.filter { $0 != .index(1) } + calendarPages,
           limits: options.sitemapLimits)
         for (path, bytes) in sitemaps {
           try writer.add(path, bytes: bytes)

@@ -66,7 +66,7 @@ struct PageFingerprints: Sendable {
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
-    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize",
+    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize", "host", "allWarnings",
   ]
 
   init(

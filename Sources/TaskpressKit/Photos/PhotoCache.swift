@@ -193,7 +193,7 @@ final class PhotoCache: Sendable {
       guard lstat("\(folder)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
         continue
       }
-      if name.hasPrefix("."), name.count > 8, now.tv_sec - info.st_mtim.tv_sec > 86_400 {
+      if name.hasPrefix("."), name.count > 8, now.tv_sec - info.modificationTime.tv_sec > 86_400 {
         unlink("\(folder)/\(name)")
         continue
       }

@@ -362,20 +362,29 @@ final class PhotoPublisher: Sendable {
   private func streamed(_ photo: PhotoInfo) -> PhotoBytes {
     var window: [UInt8] = []
     var windowStart = 0
+    // Every read is filled whole (but at the photo's end), as a read of the blob is: some
+    // decoders (libtiff) take a short read for a damaged file.
     return PhotoBytes(count: Int(photo.byteCount)) { [self] offset, buffer in
-      if offset < windowStart || offset >= windowStart + window.count {
-        window = try sourceLock.withLock { _ in
-          try source.readPhoto(photo, offset: offset, count: max(buffer.count, Self.streamWindow))
+      var done = 0
+      while done < buffer.count {
+        let position = offset + done
+        if position < windowStart || position >= windowStart + window.count {
+          window = try sourceLock.withLock { _ in
+            try source.readPhoto(
+              photo, offset: position, count: max(buffer.count - done, Self.streamWindow))
+          }
+          windowStart = position
         }
-        windowStart = offset
+        let length = min(buffer.count - done, window.count - (position - windowStart))
+        guard length > 0 else { break }
+        window.withUnsafeBytes { bytes in
+          let from = position - windowStart
+          UnsafeMutableRawBufferPointer(rebasing: buffer[done..<done + length]).copyMemory(
+            from: UnsafeRawBufferPointer(rebasing: bytes[from..<from + length]))
+        }
+        done += length
       }
-      let length = min(buffer.count, window.count - (offset - windowStart))
-      guard length > 0 else { return 0 }
-      window.withUnsafeBytes { bytes in
-        let from = offset - windowStart
-        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<from + length]))
-      }
-      return length
+      return done
     }
   }
 

@@ -38,7 +38,17 @@ public final class BuiltSite: @unchecked Sendable {
 
   /// The site the last build wrote to `output`, checked to be as it left it: every file of the
   /// manifest is still there, a regular file, with its recorded size and modification time.
-  public init(output: String) throws(PublishError) {
+  /// How the output folder is locked while the site is read and published.
+  public enum Locking: Sendable {
+    /// Not at all (the build that just wrote it checks it).
+    case none
+    /// Shared; a build writing the folder is an error (`PublishError.isBusy`).
+    case shared
+    /// Shared, once the build writing the folder has finished.
+    case sharedWaiting
+  }
+
+  public init(output: String, locking: Locking = .shared) throws(PublishError) {
     self.output = output
     let state: String
     do {
@@ -55,15 +65,23 @@ public final class BuiltSite: @unchecked Sendable {
         : SystemError.current.reason
       throw PublishError(path: output, reason: reason)
     }
-    guard flock(root, LOCK_SH | LOCK_NB) == 0 else {
-      let busy = errno == EWOULDBLOCK
-      let reason = SystemError.current.reason
-      System.close(root)
-      throw PublishError(
-        path: output,
-        reason: busy
-          ? "a taskpress build is writing to this folder; publish once it has finished"
-          : reason)
+    if locking != .none {
+      var locked: Int32
+      repeat {
+        locked = flock(root, LOCK_SH | (locking == .shared ? LOCK_NB : 0))
+      } while locked != 0 && errno == EINTR
+      guard locked == 0 else {
+        let busy = errno == EWOULDBLOCK
+        let reason = SystemError.current.reason
+        System.close(root)
+        var error = PublishError(
+          path: output,
+          reason: busy
+            ? "a taskpress build is writing to this folder; publish once it has finished"
+            : reason)
+        error.isBusy = busy
+        throw error
+      }
     }
     rootFD = root
     do throws(PublishError) {

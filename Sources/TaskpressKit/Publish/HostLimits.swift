@@ -97,9 +97,10 @@ public struct HostLimits: Sendable, Equatable {
   }
 
   static let fewerFiles =
-    "fewer files: a larger --page-size (to-dos per index page) and --gallery-page-size "
-    + "(possessions per page), '--data none' (no data copies), fewer photo widths in the theme's "
-    + "photos.json; or publish to object storage with 'taskpress publish'"
+    "todos/, possessions/ and contacts/ hold one page per row; fewer files elsewhere: a larger"
+    + " --page-size (to-dos per list page) and --gallery-page-size (possessions per page),"
+    + " '--data none' (no data copies), fewer photo widths in the theme's photos.json; or"
+    + " publish to object storage with 'taskpress publish'"
 
   static let lessBytes =
     "fewer bytes: '--data none' or fewer sources in --data (the JSON and CSV copies), fewer or "

@@ -4,6 +4,8 @@ public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible 
   public var path: String
   /// What is wrong and what to do, lower-case.
   public var reason: String
+  /// Whether a build was writing the output folder (`BuiltSite.Locking.shared`).
+  public var isBusy = false
 
   public init(path: String, reason: String) {
     self.path = path

@@ -19,6 +19,13 @@ public struct PublishRecord: Sendable, Equatable {
 
   static let folderName = "published"
 
+  /// The entry of a file found at the destination whose bytes are not known to be the site's
+  /// (a listing without hashes, or with other ones): a size no file has, so that the plan
+  /// replaces it and never takes it for unchanged.
+  public static func unknown(_ path: String) -> BuiltSite.File {
+    BuiltSite.File(path: path, hash: ContentHash(value: 0), size: Int(Int64.max))
+  }
+
   /// The record's file name for `destination`, in the state folder's `published/`.
   public static func fileName(for destination: String) -> String {
     ContentHash(of: Array(destination.utf8)).hex

@@ -110,6 +110,7 @@ extension PageContext {
       navItem("", "tasks", "index")
     }
     if plan.hasTodos { navItem("board", "board", "board") }
+    if plan.hasTodos, plan.hasDueDates { navItem("calendar", "calendar", "calendar") }
     if plan.hasPossessions { navItem("possessions/index", "possessions", "possessions") }
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
     navItem("changes", "changes", "changes")
@@ -153,6 +154,7 @@ extension PageContext {
     case .possessions, .possession, .possessionsFront: "possessions"
     case .contacts, .contact, .contactsFront: "contacts"
     case .notFound: ""
+    case .calendar: "calendar"
     case .changes: "changes"
     }
   }

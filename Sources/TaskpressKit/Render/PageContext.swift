@@ -132,6 +132,7 @@ struct PageContext: Sendable {
       number == 1
         ? labels["changes"]
         : "\(labels["changes"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
+    case .calendar: labels["calendar"]
     case .list(let list, let number):
       number == 1
         ? listTitle(list)
@@ -234,6 +235,8 @@ struct PageContext: Sendable {
       break
     case .changes(let number):
       if let changes { addChanges(changes, page: number, file: file, to: context) }
+    case .calendar:
+      addCalendar(file: file, to: context)
     }
     return context
   }

@@ -1,6 +1,7 @@
 /// The kinds of page a site has, each rendered from a body template of its own.
 enum PageKind: Int, CaseIterable, Sendable {
   case index, board, todo, possessions, possession, contacts, contact, notFound, changes, list
+  case calendar
 
   init(_ page: SitePlan.Page) {
     self =
@@ -15,6 +16,7 @@ enum PageKind: Int, CaseIterable, Sendable {
       case .notFound: .notFound
       case .changes: .changes
       case .list: .list
+      case .calendar: .calendar
       }
   }
 
@@ -32,6 +34,7 @@ enum PageKind: Int, CaseIterable, Sendable {
     case .notFound: "404"
     case .changes: "changes"
     case .list: "list"
+    case .calendar: "calendar"
     }
   }
 }

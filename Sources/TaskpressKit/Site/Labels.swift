@@ -97,6 +97,8 @@ public struct Labels: Sendable, Equatable {
     "trendPoint": ["date", "inProgress", "complete"],
     "changeSinceLast": ["completed", "added", "before", "after"],
     "andMore": ["count"],
+    "monthTitle": ["month", "year"],
+    "overdueCount": ["count"],
   ]
 
   static let keys = english.keys.sorted()
@@ -142,6 +144,14 @@ public struct Labels: Sendable, Equatable {
     "latestChanges": "Latest changes",
     "feed": "Atom feed",
     "subscribe": "Subscribe",
+    "calendar": "Calendar",
+    "allPriorities": "All priorities",
+    "weekdays": "Mon,Tue,Wed,Thu,Fri,Sat,Sun",
+    "monthNames":
+      "January,February,March,April,May,June,July,August,September,October,November,December",
+    "monthTitle": "{month} {year}",
+    "overdueCount": "{count} overdue",
+    "noDueDates": "No open task has a due date.",
     "subscribeTitle": "Due dates in your calendar app (iCalendar)",
     "noChanges": "No changes recorded yet: the next build that changes the data lists them here.",
     "buildNumber": "Build {n}",
@@ -232,6 +242,13 @@ public struct Labels: Sendable, Equatable {
     "latestChanges": "最近の変更",
     "feed": "Atom フィード",
     "subscribe": "カレンダー登録",
+    "calendar": "カレンダー",
+    "allPriorities": "すべての優先度",
+    "weekdays": "月,火,水,木,金,土,日",
+    "monthNames": "1月,2月,3月,4月,5月,6月,7月,8月,9月,10月,11月,12月",
+    "monthTitle": "{year}年{month}",
+    "overdueCount": "期限切れ {count}件",
+    "noDueDates": "期限のある未完了のタスクはありません。",
     "subscribeTitle": "期限をカレンダーアプリで見る (iCalendar)",
     "noChanges": "まだ変更の記録はありません。データが変わると次のビルドでここに載ります。",
     "buildNumber": "ビルド {n}",

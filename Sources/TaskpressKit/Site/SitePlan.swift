@@ -22,6 +22,9 @@ struct SitePlan: Sendable {
     /// Page `number` of `changes.html` (1-based): the builds that changed something, newest
     /// first. Planned once the changes are known (see `ChangeReport`), not in ``pages``.
     case changes(Int)
+    /// `calendar.html`: the open to-dos' due dates by month, when they have any. Rendered
+    /// with the changes pages, not in ``pages``.
+    case calendar
     /// Page `number` (1-based) of the filtered list `lists[list]` (`status/complete/`).
     case list(Int, Int)
     /// The front page (`index.html`) of a site without to-dos: the possession list's first page
@@ -311,6 +314,7 @@ struct SitePlan: Sendable {
     case .contact(let position): "contacts/\(contacts[position].id)"
     case .notFound: "404"
     case .changes(let number): number == 1 ? "changes" : "changes/\(number)"
+    case .calendar: "calendar"
     case .list(let list, let number): lists[list].name(page: number)
     case .possessionsFront, .contactsFront: ""
     }

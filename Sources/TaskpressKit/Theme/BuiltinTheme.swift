@@ -171,8 +171,26 @@ a:hover { text-decoration-thickness: 2px; }
 }
 .site-nav a:hover { color: var(--text); background: var(--bg); }
 .site-nav a[aria-current="page"] { color: var(--accent-text); background: var(--accent); }
-.subscribe { font-size: 0.9rem; color: var(--muted); }
-.subscribe:hover { color: var(--text); }
+.subscribe { font-size: 0.9rem; margin: 0; }
+.subscribe a { color: var(--muted); }
+.subscribe a:hover { color: var(--text); }
+
+.month-grid { width: 100%; table-layout: fixed; border-collapse: collapse; margin: 0.5rem 0 2rem; }
+.month-grid th { font-size: 0.85rem; color: var(--muted); font-weight: 600; padding: 0.25rem; }
+.month-grid td { vertical-align: top; border: 1px solid var(--border); padding: 0.25rem; height: 4.5rem; overflow-wrap: anywhere; font-size: 0.85rem; }
+.month-grid td.outside { background: var(--bg); }
+.month-grid td.is-today { outline: 2px solid var(--accent); outline-offset: -2px; }
+.month-grid .day { font-weight: 600; }
+.month-grid .day-name { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.month-grid ul { list-style: none; margin: 0.25rem 0 0; padding: 0; }
+.month-grid li { margin: 0 0 0.25rem; }
+.month-grid .more { color: var(--muted); }
+@media (max-width: 40rem) {
+  .month-grid, .month-grid tbody, .month-grid tr, .month-grid td { display: block; width: auto; height: auto; }
+  .month-grid thead, .month-grid td.outside, .month-grid td.no-todos { display: none; }
+  .month-grid td { border-width: 0 0 1px; padding: 0.5rem 0; }
+  .month-grid .day-name { position: static; width: auto; height: auto; clip: auto; }
+}
 
 main.wrap { padding-top: 2rem; padding-bottom: 3rem; min-height: 60vh; }
 main:focus { outline: none; }
@@ -473,6 +491,34 @@ details summary { cursor: pointer; color: var(--accent); }
 </div>
 
 """##,
+    "calendar.html": ##"""
+<h1>{{labels.calendar}}</h1>
+{{> icons}}
+<p class="calendar-links">{{labels.subscribe}}: {{#calendars}}<a href="{{url}}" type="text/calendar">{{label}}</a> {{/calendars}}</p>
+{{#overdue}}
+<p class="calendar-overdue"><strong class="overdue">{{label}}</strong></p>
+{{/overdue}}
+{{#months}}
+<section class="month" aria-labelledby="{{id}}">
+<h2 id="{{id}}">{{title}}</h2>
+<table class="month-grid">
+<thead><tr>{{#weekdays}}<th scope="col">{{.}}</th>{{/weekdays}}</tr></thead>
+<tbody>
+{{#weeks}}
+<tr>{{#days}}{{#inMonth}}<td class="{{^hasTodos}}no-todos{{/hasTodos}}{{#isToday}} is-today{{/isToday}}"><span class="day"><time datetime="{{date}}"><span class="day-name">{{weekday}} </span>{{day}}</time></span>{{#hasTodos}}<ul>{{#todos}}<li class="priority-{{priority.level}}{{#overdue}} is-overdue{{/overdue}}"><svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>{{/todos}}</ul>{{/hasTodos}}{{#more}}<span class="more">{{label}}</span>{{/more}}</td>{{/inMonth}}{{^inMonth}}<td class="outside"></td>{{/inMonth}}{{/days}}</tr>
+{{/weeks}}
+</tbody>
+</table>
+</section>
+{{/months}}
+{{^hasMonths}}
+<p class="empty">{{labels.noDueDates}}</p>
+{{/hasMonths}}
+{{#later}}
+<p class="calendar-later">{{label}}</p>
+{{/later}}
+
+"""##,
     "changes-latest.html": #"""
 {{#latestChanges}}
 <section class="report-card report-changes" aria-labelledby="report-changes">
@@ -663,7 +709,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <a class="brand" href="{{home}}">{{site.title}}</a>
 {{> nav}}
 {{#site.calendar}}
-<a class="subscribe" href="{{#webcal}}{{webcal}}{{/webcal}}{{^webcal}}{{root}}calendar.ics{{/webcal}}" type="text/calendar" title="{{labels.subscribeTitle}}">{{labels.subscribe}}</a>
+<p class="subscribe"><a href="{{#webcal}}{{webcal}}{{/webcal}}{{^webcal}}{{root}}calendar.ics{{/webcal}}" type="text/calendar" title="{{labels.subscribeTitle}}">{{labels.subscribe}}</a></p>
 {{/site.calendar}}
 </div>
 </header>
@@ -824,6 +870,7 @@ there is one and the built-in file everywhere else. (In this repository, run
 | `contacts.html`, `contact.md` | the contact list and one contact |
 | `404.md` | the page for addresses that do not exist |
 | `changes.html` | what changed between builds, newest build first, 10 builds a page (`changes.html`, `changes/2.html`, ...) |
+| `calendar.html` | with a `due` column: the open to-dos' due dates as a month view (no script), overdue marked, and the calendars to subscribe to |
 | `nav.html`, `pagination.md`, `pagination.html`, `prevnext.md`, `prevnext.html` | partials |
 | `todo-item.html` | partial: one to-do of a list (its status mark, its priority's icon, its link) |
 | `icons.html` | partial: the priority icons as SVG symbols (`#icon-high`, `#icon-medium`, `#icon-low`, `#icon-other`, `#icon-none`), once per page that uses them |
@@ -867,7 +914,7 @@ by page.
 | `site.calendar.webcal` | `webcal://example.org/tasks/calendar.ics` | with an `https://` `--base-url`: the calendar's `webcal:` URL (calendar apps subscribe to it); absent otherwise (link `{{root}}calendar.ics`) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
-| `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
+| `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes`, `calendar` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
@@ -1015,6 +1062,17 @@ start with a letter).
 
 **`contact`**: `contact`; `previous`, `next`, `hasNeighbours` (in name order).
 
+**`calendar`** (only with a `due` column): `months`, each month with an open to-do due in it
+(the first 24 such months, oldest first): `{title, id, weeks}` (`title` by the `monthTitle` and
+`monthNames` labels, `id` `month-2026-12`); each of `weeks` has 7 `days` from Monday, each
+`{inMonth}` (false before the first and after the last day), and in the month `{day, date,
+dateText, weekday, todos, hasTodos, count, isToday, more}`: `todos` (at most 5 a day, in index
+order) `{url, title, priority, overdue}`, `more` `{label}` ("and N more") when there are more;
+`weekdays` (the `weekdays` label, split at commas); `hasMonths`; `overdue` `{count, label}` when
+any is; `later` `{label}` for to-dos due after the months shown; `calendars`: `{label, url}` for
+`calendar.ics` (`allPriorities`) and each priority's calendar (`webcal:` URLs for an `https://`
+site).
+
 **`404`**: nothing more. (`home` is the front page's list on a site without to-dos; the labels
 `backToPossessions` and `backToContacts` say so.)
 
@@ -1057,8 +1115,10 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
 `generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
 `date`, `progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`,
-`changeSinceLast`, `thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
-`buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`, `subscribeTitle`, `noChanges`, `buildNumber`, `changesCount`,
+`changeSinceLast`, `thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`,
+`backToContacts`, `buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`,
+`subscribeTitle`, `calendar`, `allPriorities`, `weekdays`, `monthNames`, `monthTitle`,
+`overdueCount`, `noDueDates`, `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
 `todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,
@@ -1082,6 +1142,8 @@ the text has them, and gives the result where it is used:
 | `chartRow` | `{priority}`, `{inProgress}`, `{complete}` | `{priority}: {inProgress} In Progress, {complete} Complete` | `{priority}: 進行中 {inProgress}件、完了 {complete}件` | a priority bar's `<desc>` |
 | `trendPoint` | `{date}`, `{inProgress}`, `{complete}` | `{date}: {inProgress} In Progress, {complete} Complete` | `{date}: 進行中 {inProgress}件、完了 {complete}件` | the trend's `<desc>` |
 | `andMore` | `{count}` | `and {count} more` | `ほか {count}件` | `columns[].more.label` |
+| `monthTitle` | `{month}`, `{year}` | `{month} {year}` | `{year}年{month}` | a month's `title` on `calendar.html` (`{month}` from `monthNames`, twelve names separated by commas) |
+| `overdueCount` | `{count}` | `{count} overdue` | `期限切れ {count}件` | `overdue.label` on `calendar.html` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`
 beside the templates overrides any of them per locale: `{"en": {"board": "Kanban"}}`. A table

@@ -176,6 +176,45 @@ enum TemplateModel {
       Field("latestChanges", latestChanges, optional: true),
       Field("history", history, optional: true),
     ],
+    "calendar": [
+      Field(
+        "months",
+        .list(
+          .object([
+            Field("title"), Field("id"),
+            Field(
+              "weeks",
+              .list(
+                .object([
+                  Field(
+                    "days",
+                    .list(
+                      .object([
+                        Field("inMonth"), Field("day", optional: true),
+                        Field("date", optional: true), Field("dateText", optional: true),
+                        Field("weekday", optional: true),
+                        Field(
+                          "todos",
+                          .list(
+                            .object([
+                              Field("url"), Field("title"), Field("overdue"),
+                              Field(
+                                "priority",
+                                .object([
+                                  Field("label"), Field("level"), Field("number", optional: true),
+                                ])),
+                            ])), optional: true),
+                        Field("hasTodos", optional: true), Field("count", optional: true),
+                        Field("isToday", optional: true),
+                        Field("more", .object([Field("label")]), optional: true),
+                      ])))
+                ]))),
+          ]))),
+      Field("hasMonths"), Field("weekdays", .list(.scalar)),
+      Field("overdue", .object([Field("count"), Field("label")]), optional: true),
+      Field("later", .object([Field("label")]), optional: true),
+      Field("calendars", .list(.object([Field("label"), Field("url")]))),
+    ],
     "changes": [
       Field(
         "builds",
