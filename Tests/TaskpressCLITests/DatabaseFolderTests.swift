@@ -159,7 +159,6 @@ import Testing
         error: \(path): its write-ahead log '\(path)-wal' holds changes that SQLite can read \
         only with a '\(path)-shm' file beside it, which cannot be made in this folder; run \
         sqlite3 '\(path)' 'PRAGMA wal_checkpoint' where the folder can be written, then build again
-        the site in '\(root)/site' was not changed
 
         """)
     #expect(

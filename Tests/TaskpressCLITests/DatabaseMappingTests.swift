@@ -244,7 +244,6 @@ import Testing
     #expect(
       result.stderr == """
         error: app.db: no table 'todos' (found: todo); did you mean 'todo'?
-        the site in 'site' was not changed
 
         """)
   }

@@ -31,8 +31,9 @@ import Testing
     let site = folder + "/site"
     #expect(runTaskpress(["build", "-o", site, "-q"] + arguments).status == 0)
     let files = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    // The record of changes is published whatever --data says.
-    #expect(files == ["changes.json", "history.json", "todos.csv", "todos.json"])
+    // The records of changes are published whatever --data says.
+    #expect(
+      files == ["changes.json", "history.json", "todo-history.json", "todos.csv", "todos.json"])
     let index = try #require(read(site + "/index.html"))
     #expect(index.contains(#"<a href="data/todos.csv">todos.csv</a></p>"#))
     #expect(!index.contains("contacts.json"))
@@ -40,10 +41,13 @@ import Testing
     #expect(
       runTaskpress(["build", "-o", site, "-q", "--data", "contacts"] + arguments).status == 0)
     let only = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    #expect(only == ["changes.json", "contacts.csv", "contacts.json", "history.json"])
+    #expect(
+      only == [
+        "changes.json", "contacts.csv", "contacts.json", "history.json", "todo-history.json",
+      ])
     #expect(runTaskpress(["build", "-o", site, "-q", "--data", "none"] + arguments).status == 0)
     let none = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    #expect(none == ["changes.json", "history.json"])
+    #expect(none == ["changes.json", "history.json", "todo-history.json"])
     #expect(runTaskpress(["check", site]).status == 0)
   }
 
