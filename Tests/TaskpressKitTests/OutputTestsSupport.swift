@@ -1,7 +1,12 @@
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A fresh folder under the system temporary folder, removed by `cleanUp()`.
 struct TemporaryFolder {

@@ -55,7 +55,8 @@ import Testing
     #expect(first.values.allSatisfy { $0.first == 1 && $0.events.isEmpty })
     #expect(
       try Self.builds(options.output) == [
-        .init(build: 1, date: nil, added: 7, removed: 0, completed: 0, reopened: 0)
+        .init(
+          build: 1, date: "2026-11-30T06:00:00Z", added: 7, removed: 0, completed: 0, reopened: 0)
       ])
     try night(2, ChangesTests.nightly)
     // Nothing changed: the same bytes, and no build recorded.
@@ -92,7 +93,8 @@ import Testing
     }
     #expect(
       try Self.builds(options.output) == [
-        .init(build: 1, date: nil, added: 7, removed: 0, completed: 0, reopened: 0),
+        .init(
+          build: 1, date: "2026-11-30T06:00:00Z", added: 7, removed: 0, completed: 0, reopened: 0),
         .init(
           build: 2, date: "2026-12-02T06:00:00Z", added: 3, removed: 1, completed: 2, reopened: 1
         ),

@@ -23,21 +23,27 @@ extension Build {
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
   static func buildDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String {
+    givenDate(options, sourceDateEpoch: sourceDateEpoch) ?? BuildDate.now()
+  }
+
+  /// The date a build was given: `--date`, else `SOURCE_DATE_EPOCH`; nil for an undated build.
+  static func givenDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String? {
     if let date = options.date { return date }
     if let epoch = sourceDateEpoch.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
       return BuildDate.format(epoch)
     }
-    return BuildDate.now()
+    return nil
   }
 
   /// Each to-do's history as this build carries it on, made before the pages from the to-dos'
   /// changes alone (the other sources are compared after the pages): the to-dos' pages show
   /// it. Its to-dos, first builds and events are those `ChangeReport.make` records (the file
   /// also lists builds that changed only possessions or contacts, and drops what the history
-  /// limit drops). `date` is the one this build records.
+  /// limit drops). `date` is the one this build records, `givenDate` the one a first build
+  /// records (as `ChangeReport.make` has them).
   static func timelines(
     previous: PreviousBuild, plan: SitePlan, labels: Labels, inKeyOrder: Bool,
-    date: () -> String
+    date: () -> String, givenDate: String?
   ) -> TodoHistory {
     var changes: [Change] = []
     if let compared = previous.comparedTodos {
@@ -50,7 +56,8 @@ extension Build {
     if history.isEmpty {
       history = [
         HistoryEntry(
-          build: 1, date: nil, changes: 0, todos: nil, possessions: nil, contacts: nil)
+          build: 1, date: previous.isEmpty ? givenDate : nil, changes: 0, todos: nil,
+          possessions: nil, contacts: nil)
       ]
     }
     var number: Int?
@@ -70,7 +77,7 @@ extension Build {
 
   /// Renders the pages that show the record of changes (the first index page and
   /// `changes.html`), once the photos are named, and adds `data/changes.json`,
-  /// `data/history.json` and `feed.xml`; returns the pages rendered.
+  /// `data/history.json`, `feed.xml` and `feed.json`; returns the pages rendered.
   static func stageChangePages(
     _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
     options: BuildOptions, labels: Labels
@@ -99,6 +106,12 @@ extension Build {
         report, labels: labels, lang: options.locale.rawValue,
         siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
         baseURL: options.baseURL))
+    try writer.add(
+      "feed.json",
+      bytes: JSONFeed.json(
+        report, labels: labels, lang: options.locale.rawValue,
+        siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
+        baseURL: options.baseURL))
     return pages
   }
 
@@ -119,8 +132,7 @@ extension Build {
       switch source {
       case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
       case .possessions:
-        export = DataExport.possessionsJSON(
-          plan.possessions, photoURLs: photoFiles.mapValues(\.path))
+        export = DataExport.possessionsJSON(plan.possessions, photoFiles: photoFiles)
       case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
       }
       return (name, Array(export.bytes))

@@ -31,11 +31,13 @@ struct ChangeReport: Sendable {
   func page(ofBuildAt index: Int) -> Int { index / Self.buildsPerPage + 1 }
 
   /// The report of a build of `plan` after `previous`; `date` is asked for only when something
-  /// changed, `limit` is how many builds the history keeps; `inKeyOrder`, see
-  /// `ChangeDiff.pair`.
+  /// changed, `givenDate` is the date the build was given (`--date`, `SOURCE_DATE_EPOCH`),
+  /// which the first build records; `limit` is how many builds the history keeps;
+  /// `inKeyOrder`, see `ChangeDiff.pair`.
   static func make(
     previous: PreviousBuild, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
-    labels: Labels, date: () -> String, limit: Int, baseURL: String?, inKeyOrder: Bool = true
+    labels: Labels, date: () -> String, givenDate: String? = nil, limit: Int, baseURL: String?,
+    inKeyOrder: Bool = true
   ) -> ChangeReport {
     let counts = currentCounts(plan)
     let authority = Self.authority(baseURL)
@@ -58,7 +60,7 @@ struct ChangeReport: Sendable {
         ]
       }
     } else {
-      history = [entry(build: 1, date: nil, changes: 0, counts)]
+      history = [entry(build: 1, date: givenDate, changes: 0, counts)]
       builds = []
     }
     var recorded: Int?

@@ -189,7 +189,7 @@ struct PreviousBuild: Sendable, Equatable {
         defer { close(fd) }
         var pieces = DataCopyReader.Pieces { buffer in
           while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let count = System.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 || errno != EINTR { return count }
           }
         }
