@@ -283,7 +283,9 @@ import Testing
       let summary = try Self.run(options)
       // The to-do's page and its neighbours', its index and list pages, the changes, the
       // first page, the data files.
-      #expect(summary.written <= 15, "\(summary.writtenPaths)")
+      // (Past ten builds, the later pages of changes shift by one build each time too.)
+      let laterChanges = summary.writtenPaths.filter { $0.hasPrefix("changes/") }.count
+      #expect(summary.written - laterChanges <= 15, "\(summary.writtenPaths)")
     }
     let changes = ChangesTests.text(options.output + "/changes.html")
     #expect(changes.contains("<li id=\"build-2\"><a href=\"changes/2.html#build-2\">Build 2</a>"))
