@@ -670,7 +670,10 @@ import Testing
     func names(_ kind: String) -> [String] {
       (TemplateModel.pages[kind] ?? []).map(\.name)
     }
-    #expect(names("todo") == ["todo", "list", "boardURL", "previous", "next", "hasNeighbours"])
+    #expect(
+      names("todo") == [
+        "todo", "list", "boardURL", "timeline", "previous", "next", "hasNeighbours",
+      ])
     #expect(names("possession") == ["possession", "previous", "next", "hasNeighbours"])
     #expect(names("possessions") == ["possessions", "pagination"])
     #expect(names("list") == ["list", "todos", "pagination", "lists"])

@@ -39,10 +39,11 @@ extension Build {
   /// changes alone (the other sources are compared after the pages): the to-dos' pages show
   /// it. Its to-dos, first builds and events are those `ChangeReport.make` records (the file
   /// also lists builds that changed only possessions or contacts, and drops what the history
-  /// limit drops). `date` is the one this build records.
+  /// limit drops). `date` is the one this build records, `givenDate` the one a first build
+  /// records (as `ChangeReport.make` has them).
   static func timelines(
     previous: PreviousBuild, plan: SitePlan, labels: Labels, inKeyOrder: Bool,
-    date: () -> String
+    date: () -> String, givenDate: String?
   ) -> TodoHistory {
     var changes: [Change] = []
     if let compared = previous.comparedTodos {
@@ -55,7 +56,8 @@ extension Build {
     if history.isEmpty {
       history = [
         HistoryEntry(
-          build: 1, date: nil, changes: 0, todos: nil, possessions: nil, contacts: nil)
+          build: 1, date: previous.isEmpty ? givenDate : nil, changes: 0, todos: nil,
+          possessions: nil, contacts: nil)
       ]
     }
     var number: Int?

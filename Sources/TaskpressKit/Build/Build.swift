@@ -346,6 +346,23 @@ public enum Build {
       _ = systemMallocTrim(0)
     #endif
 
+    // The date this build records, asked for once: the to-dos' timelines show it.
+    var recordedDate: String?
+    func dateOnce() -> String {
+      if let recordedDate { return recordedDate }
+      let date = buildDate(options, sourceDateEpoch: sourceDateEpoch)
+      recordedDate = date
+      return date
+    }
+    let timelines =
+      plan.hasTodos
+      ? Self.timelines(
+        previous: previous, plan: plan, labels: labels, inKeyOrder: inKeyOrder, date: dateOnce,
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch))
+      : nil
+    // A rebuild of a site without to-do histories: the to-dos' pages show them from now on.
+    let startsTodoHistories = previous.todoHistory == nil && !previous.isEmpty
+
     summary.phases.append(.init("read", seconds(since: started)))
     var snapshots: [(name: String, bytes: [UInt8]?)] = []
     var fingerprintBytes: [UInt8] = []
@@ -369,18 +386,21 @@ public enum Build {
       // The pages whose inputs did not change since the build that wrote the site are kept.
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
-        sourceDateEpoch: sourceDateEpoch)
+        sourceDateEpoch: sourceDateEpoch, timelines: timelines,
+        startsTodoHistories: startsTodoHistories)
       checking.wait()
       let last =
         lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
       let staged = try stagePages(
         pages, plan: plan, renderer: renderer, theme: theme, writer: writer, staging: staging,
         makeContext: { photoFiles in
-          PageContext(
+          var context = PageContext(
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
             generated: generated, photoFiles: photoFiles, title: options.title,
             noindex: options.noindex, dataCopies: options.dataCopies,
             csvByteOrderMark: options.csvByteOrderMark)
+          context.timelines = timelines
+          return context
         },
         fingerprints: fingerprints, last: consume last, jobs: jobs, interrupt: interrupt,
         reporter: reporter)
@@ -415,7 +435,7 @@ public enum Build {
       // The changes since the previous build, and the pages that show them.
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
-        date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        date: dateOnce,
         givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
@@ -425,6 +445,7 @@ public enum Build {
         noindex: options.noindex, dataCopies: options.dataCopies,
         csvByteOrderMark: options.csvByteOrderMark)
       changesContext.changes = report
+      changesContext.timelines = timelines
       let changePages = try stageChangePages(
         report, context: changesContext, renderer: renderer, writer: writer, options: options,
         labels: labels)

@@ -31,6 +31,8 @@ import Foundation
 ///   the pages it leaves and enters and the pages whose to-dos shift.
 struct PageFingerprints: Sendable {
   private let plan: SitePlan
+  /// Each to-do's history, whose timeline its page shows.
+  private let timelines: TodoHistory?
   /// By `PageKind.rawValue`: the hash of what every page of the kind shows apart from rows.
   private let bases: [UInt64]
   /// The hash of what decides the pages there are and their links to each other: the number
@@ -72,9 +74,11 @@ struct PageFingerprints: Sendable {
 
   init(
     plan: SitePlan, theme: Theme, labels: Labels, options: BuildOptions, generated: String?,
-    sourceDateEpoch: String?
+    sourceDateEpoch: String?, timelines: TodoHistory? = nil,
+    startsTodoHistories: Bool = false
   ) {
     self.plan = plan
+    self.timelines = timelines
     var common = FingerprintHasher()
     common.add("taskpress \(taskpressVersion)")
     common.add(Build.programIdentity())
@@ -156,6 +160,9 @@ struct PageFingerprints: Sendable {
       layout.add(bases[kind.rawValue])
     }
     layout.add(self.structure)
+    // A to-do's timeline changes with its row, but for the build that starts the to-dos'
+    // histories: that build's layout is not the recorded one (every page is fingerprinted).
+    layout.add(startsTodoHistories)
     for position in todos.indices {
       layout.add(todos.pk(position))
       Self.add(todos.priority(position), to: &layout)
@@ -186,6 +193,7 @@ struct PageFingerprints: Sendable {
       for neighbour in max(0, position - 1)...min(count - 1, position + 1) {
         add(todoAt: neighbour, to: &hasher)
       }
+      addTimeline(ofTodoAt: position, to: &hasher)
     case .index(let number) where number > 1:
       hasher.add(structure)
       hasher.add(number)
@@ -285,6 +293,20 @@ struct PageFingerprints: Sendable {
       hasher.add("-")
     }
     Self.add(photoFiles[possession.id], to: &hasher)
+  }
+
+  /// The to-do's timeline: its first build, its events and their builds' dates.
+  private func addTimeline(ofTodoAt position: Int, to hasher: inout FingerprintHasher) {
+    guard let timelines, let index = timelines.index(ofPK: plan.todos.pk(position)) else {
+      return hasher.add(-1)
+    }
+    hasher.add(timelines.first(index))
+    hasher.add(timelines.date(ofBuild: timelines.first(index)) ?? "-")
+    for event in timelines.events(index) {
+      hasher.add(event.build)
+      hasher.add(Int(event.kind.rawValue))
+      hasher.add(timelines.date(ofBuild: event.build) ?? "-")
+    }
   }
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {

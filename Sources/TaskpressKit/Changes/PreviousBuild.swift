@@ -113,11 +113,17 @@ struct PreviousBuild: Sendable, Equatable {
       }
       previous.changes = changes
     }
-    if sources.contains(.todos),
-      let file = try decode(
-        TodoHistory.File.self, at: data + TodoHistory.fileName, "to-do history")
+    let todoHistoryPath = data + TodoHistory.fileName
+    if sources.contains(.todos), copyReader,
+      let bytes = FileManager.default.contents(atPath: todoHistoryPath),
+      let history = bytes.withUnsafeBytes(TodoHistory.parse)
     {
-      let path = data + TodoHistory.fileName
+      // In the form taskpress writes: read in one pass (`RenderPaths.copyReader`).
+      previous.todoHistory = history
+    } else if sources.contains(.todos),
+      let file = try decode(TodoHistory.File.self, at: todoHistoryPath, "to-do history")
+    {
+      let path = todoHistoryPath
       guard file.format == TodoHistory.currentFormat else {
         throw unreadable(
           path, "to-do history",

@@ -328,3 +328,128 @@ extension TodoHistory {
     }
   }
 }
+
+extension TodoHistory {
+  /// The history in `bytes` when they are exactly in the form `bytes` (the property) writes
+  /// them, read in one pass without `JSONDecoder` (which, for a million to-dos, would make a
+  /// tree of values many times the file's size); nil for any other form, which `JSONDecoder`
+  /// then reads (`PreviousBuild.read`), or a history `init?(File)` refuses.
+  static func parse(_ bytes: UnsafeRawBufferPointer) -> TodoHistory? {
+    var cursor = Cursor(bytes: bytes)
+    var history = TodoHistory()
+    guard cursor.take("{\n  \"format\": \"\(currentFormat)\",\n  \"builds\": [") else { return nil }
+    if !cursor.take("]") {
+      repeat {
+        guard cursor.take("\n    {\"build\":"), let build = cursor.number(),
+          cursor.take(",\"date\":")
+        else { return nil }
+        var date: String?
+        if !cursor.take("null") {
+          guard cursor.take("\""), let text = cursor.plainString() else { return nil }
+          date = text
+        }
+        guard cursor.take(",\"added\":"), let added = cursor.number(),
+          cursor.take(",\"removed\":"), let removed = cursor.number(),
+          cursor.take(",\"completed\":"), let completed = cursor.number(),
+          cursor.take(",\"reopened\":"), let reopened = cursor.number(), cursor.take("}")
+        else { return nil }
+        if let last = history.builds.last, last.build >= build { return nil }
+        history.builds.append(
+          BuildEntry(
+            build: build, date: date, added: added, removed: removed, completed: completed,
+            reopened: reopened))
+      } while cursor.take(",")
+      guard cursor.take("\n  ]") else { return nil }
+    }
+    guard cursor.take(",\n  \"todos\": [") else { return nil }
+    var events: [Event] = []
+    if !cursor.take("]") {
+      repeat {
+        guard cursor.take("\n    {\"pk\":"), let pk = cursor.number(),
+          cursor.take(",\"first\":"), let first = cursor.number(), first >= 1,
+          cursor.take(",\"events\":[")
+        else { return nil }
+        if let last = history.pks.last, last >= Int64(pk) { return nil }
+        events.removeAll(keepingCapacity: true)
+        if !cursor.take("]") {
+          repeat {
+            guard cursor.take("["), let build = cursor.number(), build >= 1, cursor.take(",\""),
+              let kind = cursor.kind(), cursor.take("]")
+            else { return nil }
+            events.append(Event(build: build, kind: kind))
+          } while cursor.take(",")
+          guard cursor.take("]") else { return nil }
+        }
+        guard cursor.take("}") else { return nil }
+        history.append(pk: Int64(pk), first: first, events: events)
+      } while cursor.take(",")
+      guard cursor.take("\n  ]") else { return nil }
+    }
+    guard cursor.take("\n}\n"), cursor.isAtEnd else { return nil }
+    return history
+  }
+
+  private struct Cursor {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+
+    var isAtEnd: Bool { index == bytes.count }
+
+    /// Moves past `text` when the bytes here are it.
+    mutating func take(_ text: String) -> Bool {
+      var utf8 = text
+      return utf8.withUTF8 { expected in
+        guard bytes.count - index >= expected.count else { return false }
+        for offset in 0..<expected.count where bytes[index + offset] != expected[offset] {
+          return false
+        }
+        index += expected.count
+        return true
+      }
+    }
+
+    /// A whole number as taskpress writes one: an optional `-`, digits, no leading zero.
+    mutating func number() -> Int? {
+      let start = index
+      let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+      if negative { index += 1 }
+      var value = 0
+      var digits = 0
+      while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, digits < 18 {
+        value = value * 10 + Int(bytes[index] - 0x30)
+        index += 1
+        digits += 1
+      }
+      let leadingZero = digits > 1 && bytes[index - digits] == 0x30
+      guard digits > 0, !leadingZero,
+        index == bytes.count || !(0x30...0x39).contains(bytes[index])
+      else {
+        index = start
+        return nil
+      }
+      return negative ? -value : value
+    }
+
+    /// A string's text up to its closing quote, when it has no escape or control character.
+    mutating func plainString() -> String? {
+      let start = index
+      while index < bytes.count, bytes[index] != 0x22 {
+        if bytes[index] == 0x5C || bytes[index] < 0x20 { return nil }
+        index += 1
+      }
+      guard index < bytes.count else { return nil }
+      let text = String(validating: bytes[start..<index], as: UTF8.self)
+      index += 1
+      return text
+    }
+
+    /// An event's kind and its closing quote.
+    mutating func kind() -> Kind? {
+      let start = index
+      while index < bytes.count, bytes[index] != 0x22 { index += 1 }
+      guard index < bytes.count, let kind = Kind(name: bytes[start..<index]) else { return nil }
+      index += 1
+      return kind
+    }
+  }
+}

@@ -22,6 +22,9 @@ extension PageContext {
     context["history"] = history(report)
     context["feed"] = .string(plan.routes.asset("feed.xml", fromFile: file))
     context["changesData"] = .string(plan.routes.asset("data/changes.json", fromFile: file))
+    let earlier = number == 1 ? earlierBuilds(report, from: file) : []
+    context["earlierBuilds"] = .array(earlier)
+    context["hasEarlierBuilds"] = .bool(!earlier.isEmpty)
   }
 
   /// `latestChanges` of the first index page: the last build that changed something.

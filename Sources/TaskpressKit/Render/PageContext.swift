@@ -26,6 +26,8 @@ struct PageContext: Sendable {
   /// The record of changes, for the pages that show it (`changes.html`, the first index page);
   /// those pages are rendered once it is known (see `Build.stageChangePages`).
   var changes: ChangeReport?
+  /// Each to-do's history as this build carries it on, for the to-dos' timelines.
+  var timelines: TodoHistory?
   /// The trend's points when they are given (tests); nil for the recorded builds'.
   private let givenTrend: [TrendPoint]?
   /// This build's counts: the trend's only point before anything is recorded.
@@ -313,6 +315,7 @@ struct PageContext: Sendable {
       values["boardURL"] = .string(plan.routes.link(to: "board", fromFile: file))
       return set
     }
+
     // Links differ from page to page only where there is no folder made up front.
     let set = folder == nil ? make() : reused?.todoPages(for: chrome, make: make) ?? make()
     set.info.info.title = title(of: page)
@@ -335,6 +338,7 @@ struct PageContext: Sendable {
     set.previous.position = position - 1
     set.next.position = position + 1
     let values = set.values
+    values["timeline"] = timeline(ofTodoAt: position, from: file)
     values["content"] = nil
     let (hasPrevious, hasNext) = (position > 0, position + 1 < count)
     if hasPrevious != set.hasPrevious {

@@ -566,6 +566,16 @@ details summary { cursor: pointer; color: var(--accent); }
 {{^builds}}
 <p class="empty">{{labels.noChanges}}</p>
 {{/builds}}
+{{#hasEarlierBuilds}}
+<section class="earlier-builds" aria-labelledby="earlier-builds-title">
+<h2 id="earlier-builds-title">{{labels.earlierBuilds}}</h2>
+<ul>
+{{#earlierBuilds}}
+<li id="{{anchor}}">{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}{{title}}{{/url}}{{#dateText}} · <time datetime="{{date}}">{{dateText}}</time>{{/dateText}}{{^url}} · {{labels.noLongerListed}}{{/url}}</li>
+{{/earlierBuilds}}
+</ul>
+</section>
+{{/hasEarlierBuilds}}
 {{#pagination.hasMultiple}}
 <nav class="pagination" aria-label="{{labels.pagination}}">
 <p>{{pagination.summary}}{{#pagination.previous}} · <a href="{{pagination.previous}}" rel="prev">← {{labels.previous}}</a>{{/pagination.previous}}{{#pagination.next}} · <a href="{{pagination.next}}" rel="next">{{labels.next}} →</a>{{/pagination.next}}</p>
@@ -843,6 +853,13 @@ details summary { cursor: pointer; color: var(--accent); }
 - {{labels.due}}: {{todo.dueDate}}{{#todo.overdue}} · **{{labels.overdue}}**{{/todo.overdue}}
 {{/todo.dueDate}}
 
+{{labels.timeline}}
+---
+
+{{#timeline}}
+- {{label}}{{#dateText}} · {{dateText}}{{/dateText}}{{#url}} · [{{title}}]({{url}}){{/url}}
+{{/timeline}}
+
 {{> prevnext}}
 
 [← {{list.title}}]({{list.url}}) · [{{labels.board}}]({{boardURL}})
@@ -1018,6 +1035,15 @@ this page in index order; `pagination` as on the index, linking the list's pages
 **`todo`**: `todo`; `previous` and `next` (the neighbours in index order, absent at the ends);
 `hasNeighbours`; `list`, `{url, title}` of the index page the to-do is on (`../page/2.html`,
 `Tasks · Page 2`); `boardURL`, the board (`../board.html`).
+`timeline`: the to-do's history as the builds recorded it (`data/todo-history.json`), oldest
+first: the build that first saw it, then each later build that completed or reopened it or
+changed its priority or text. Each entry `{kind, label, build, title, date, dateText, url}`:
+`kind` is `added`, `completed`, `reopened`, `priority` or `text`; `label` its label
+(`timelineAdded`, `timelineCompleted`, `timelineReopened`, `timelinePriority`, `timelineText`:
+`Added`, `Priority changed`); `title` `Build 3` (the `buildNumber` label); `date` and
+`dateText` as a build's on `changes.html` (`false` for an undated first build); `url` the build
+on the changes page (`../changes.html#build-3`, which stays valid: the first page of changes
+holds an anchor for every build a timeline names), `false` for the site's first build.
 
 **`possessions`** (page `pagination.current` of the possession list): `pagination` as on the
 index, linking the list's pages (`possessions/index.html`, then `possessions/page/2.html`;
@@ -1084,6 +1110,7 @@ site).
 | `pagination` | as on the index (`previous` and `next` are `false` at the ends; `pages` entries have `gap` `false` but where numbers are left out) |
 | `history` | as on the index |
 | `feed`, `changesData` | links to `feed.xml` and `data/changes.json` |
+| `earlierBuilds`, `hasEarlierBuilds` | on the first page only: each build a to-do's `timeline` names that is not on it, newest first, `{build, anchor, title, date, dateText, url}`: `anchor` (`build-3`) is the `id` the timelines link to; `url` the build on a later page (`changes/2.html#build-3`), or `false` once the history no longer keeps it (the `noLongerListed` label says so) |
 
 A build: `build` (`2`), `anchor` (`build-2`, its `id`; the feed links to it), `title` (`Build
 2`, the `buildNumber` label), `date`, `dateText`, `latest` (the newest of all), `count`,
@@ -1119,7 +1146,9 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `backToContacts`, `buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`,
 `subscribeTitle`, `calendar`, `allPriorities`, `weekdays`, `monthNames`, `monthTitle`,
 `overdueCount`, `noDueDates`, `noChanges`, `buildNumber`, `changesCount`,
-`changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
+`changesCountOne`, `moreChanges`, `timeline`, `timelineAdded`, `timelineCompleted`,
+`timelineReopened`, `timelinePriority`, `timelineText`, `timelineRemoved`, `earlierBuilds`,
+`noLongerListed`, and a label per kind of change (`todoAdded`, `todoCompleted`,
 `todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,
 `contactAdded`, `contactName`, `contactDetails`, `contactRemoved`).

@@ -93,6 +93,13 @@ enum TemplateModel {
         .list(.object([Field("level"), Field("label"), Field("open"), Field("complete")]))),
     ]))
 
+  /// `timeline` of a to-do's page: its first build and each change since, oldest first.
+  static let timeline: Shape = .list(
+    .object([
+      Field("kind"), Field("label"), Field("build"), Field("title"), Field("date"),
+      Field("dateText"), Field("url"),
+    ]))
+
   /// A filtered list, wherever one is linked; its `count` on the first index page only (a
   /// summary page).
   static let list: Shape = .object([
@@ -232,6 +239,14 @@ enum TemplateModel {
       Field("pagination", pagination),
       Field("history", history),
       Field("feed"), Field("changesData"),
+      Field(
+        "earlierBuilds",
+        .list(
+          .object([
+            Field("build"), Field("anchor"), Field("title"), Field("date"), Field("dateText"),
+            Field("url"),
+          ]))),
+      Field("hasEarlierBuilds"),
     ],
     "board": [
       Field(
@@ -250,7 +265,7 @@ enum TemplateModel {
     ],
     "todo": [
       Field("todo", todo), Field("list", .object([Field("url"), Field("title")])),
-      Field("boardURL"),
+      Field("boardURL"), Field("timeline", timeline),
     ] + neighbours(todo),
     "possessions": [Field("possessions", .list(possession)), Field("pagination", pagination)],
     "possession": [Field("possession", possession)] + neighbours(possession),
