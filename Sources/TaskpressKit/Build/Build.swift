@@ -292,7 +292,7 @@ public enum Build {
     // when only those rows of it were read.
     let differing = try readTodoCopy(
       of: &previous, comparingWith: comparesTodos ? data.packedTodos : nil,
-      copyReader: renderer.paths.contains(.copyReader))
+      copyReader: renderer.paths.contains(.copyReader), key: writer.hashKey)
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
@@ -360,7 +360,7 @@ public enum Build {
       // The pages whose inputs did not change since the build that wrote the site are kept.
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
-        sourceDateEpoch: sourceDateEpoch)
+        sourceDateEpoch: sourceDateEpoch, key: writer.hashKey)
       checking.wait()
       let last =
         lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
@@ -518,10 +518,11 @@ public enum Build {
   /// from `rows` (when given, in pk order, and few; `TodoCopy.differingRows`), whose positions
   /// in `rows` it returns, else all of them (and returns nil).
   private static func readTodoCopy(
-    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool
+    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool,
+    key: HashKey
   ) throws -> [Int]? {
     guard let copy = previous.todoCopy.take() else { return nil }
-    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows) {
+    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows, key: key) {
       previous.todos = found.old
       return found.positions
     }

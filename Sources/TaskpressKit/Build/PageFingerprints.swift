@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a page shows, as 64 bits: the hash of every input its render reads — the rows and
+/// What a page shows, as 128 bits: the keyed hash (`HashKey`, the output folder's secret) of every input its render reads — the rows and
 /// values it shows, its template chain, the labels and the options — so that a rebuild renders
 /// only the pages whose fingerprint changed and keeps the files of the others
 /// (`OutputWriter.keep`).
@@ -27,12 +27,14 @@ import Foundation
 struct PageFingerprints: Sendable {
   private let plan: SitePlan
   /// By `PageKind.rawValue`: the hash of what every page of the kind shows apart from rows.
-  private let bases: [UInt64]
+  private let bases: [KeyedHash]
   /// The hash of the site's counts: to-dos in all, complete, pages, each list's count.
-  private let counts: UInt64
+  private let counts: KeyedHash
+  /// The output folder's key, with which every hash here is made.
+  private let key: HashKey
   /// The hash of each to-do's row, by position in index order: what a page that shows the
   /// to-do adds to its fingerprint, hashed once for the five or so pages that show it.
-  let todoRows: [UInt64]
+  let todoRows: [KeyedHash]
   /// The hash of every input of the pages that show to-dos (a to-do's page, an index page, a
   /// page of a list) but the rows' texts and due dates: their kinds' `bases`, the `counts`, and
   /// each position's pk, priority and status, which decide the pages there are, their files
@@ -40,7 +42,7 @@ struct PageFingerprints: Sendable {
   /// pages with a fingerprint. Two builds with the same layout have the same pages with a
   /// fingerprint, and the fingerprint of one that shows to-dos changes only with the rows it
   /// shows (`pages(showingChangesSince:)`).
-  let todoLayout: UInt64
+  let todoLayout: KeyedHash
 
   /// The options that reach a fingerprinted page, by the name of the `BuildOptions` property,
   /// and those that do not: where the files go, how many threads, what is printed, and what
@@ -59,10 +61,11 @@ struct PageFingerprints: Sendable {
 
   init(
     plan: SitePlan, theme: Theme, labels: Labels, options: BuildOptions, generated: String?,
-    sourceDateEpoch: String?
+    sourceDateEpoch: String?, key: HashKey
   ) {
     self.plan = plan
-    var common = FingerprintHasher()
+    self.key = key
+    var common = FingerprintHasher(key: key)
     common.add("taskpress \(taskpressVersion)")
     common.add(Build.programIdentity())
     common.add(options.baseURL ?? "-")
@@ -113,7 +116,7 @@ struct PageFingerprints: Sendable {
       }
       return hasher.value
     }
-    var counts = FingerprintHasher()
+    var counts = FingerprintHasher(key: key)
     counts.add(plan.todos.count)
     counts.add(plan.completeCount)
     counts.add(plan.pageCount)
@@ -127,8 +130,8 @@ struct PageFingerprints: Sendable {
     }
     self.counts = counts.value
     let todos = plan.todos
-    todoRows = todos.indices.map { Self.rowHash(todos, at: $0) }
-    var layout = FingerprintHasher()
+    todoRows = todos.indices.map { Self.rowHash(todos, at: $0, key: key) }
+    var layout = FingerprintHasher(key: key)
     for kind in [PageKind.todo, .index, .list] {
       layout.add(bases[kind.rawValue])
     }
@@ -150,8 +153,8 @@ struct PageFingerprints: Sendable {
   /// `photoFiles` are the photos' files by possession id, for a possession's page.
   func fingerprint(
     of page: SitePlan.Page, file: String, photoFiles: [Int64: PageContext.PhotoFile]
-  ) -> UInt64? {
-    var hasher = FingerprintHasher()
+  ) -> KeyedHash? {
+    var hasher = FingerprintHasher(key: key)
     hasher.add(bases[PageKind(page).rawValue])
     hasher.add(file)
     switch page {
@@ -270,8 +273,8 @@ struct PageFingerprints: Sendable {
 
   /// The hash of the row of the to-do at `position` of `todos`: what a page that shows it adds
   /// to its fingerprint, and what `TodoCopyRecord` records of it.
-  static func rowHash(_ todos: TodoRows, at position: Int) -> UInt64 {
-    var hasher = FingerprintHasher()
+  static func rowHash(_ todos: TodoRows, at position: Int, key: HashKey) -> KeyedHash {
+    var hasher = FingerprintHasher(key: key)
     add(todoAt: position, of: todos, to: &hasher)
     return hasher.value
   }
@@ -345,10 +348,10 @@ struct PageFingerprints: Sendable {
 struct FingerprintRecord: Sendable, Equatable {
   /// Sorted, with `values` in the same order.
   private(set) var keys: [UInt64] = []
-  private(set) var values: [UInt64] = []
+  private(set) var values: [KeyedHash] = []
 
   static let fileName = "fingerprints"
-  private static let header = Array("taskpress-fingerprints 1\n".utf8)
+  private static let header = Array("taskpress-fingerprints 2\n".utf8)
 
   init() {}
 
@@ -357,7 +360,7 @@ struct FingerprintRecord: Sendable, Equatable {
   /// `entries` are sorted in place (the sort is stable: a path given twice keeps its order), not
   /// copied with their offsets: a million pages' entries are 16 MB, and the copy with offsets
   /// and its sort took 38 MB more at the end of the build's rendering.
-  init(_ entries: consuming [(key: UInt64, value: UInt64)]) {
+  init(_ entries: consuming [(key: UInt64, value: KeyedHash)]) {
     entries.sort { $0.key < $1.key }
     keys.reserveCapacity(entries.count)
     values.reserveCapacity(entries.count)
@@ -373,9 +376,9 @@ struct FingerprintRecord: Sendable, Equatable {
 
   /// This record with the fingerprints of `entries` (path hash, fingerprint) in place of the
   /// recorded ones, and those of paths it lacks added; for a path given twice, the last.
-  func updating(_ entries: [(key: UInt64, value: UInt64)]) -> FingerprintRecord {
+  func updating(_ entries: [(key: UInt64, value: KeyedHash)]) -> FingerprintRecord {
     var updated = self
-    var added: [(key: UInt64, value: UInt64)] = []
+    var added: [(key: UInt64, value: KeyedHash)] = []
     for entry in entries {
       let position = Self.lowerBound(of: entry.key, in: keys)
       if position < keys.count, keys[position] == entry.key {
@@ -390,23 +393,23 @@ struct FingerprintRecord: Sendable, Equatable {
 
   /// The key of a page's file.
   static func key(_ file: String) -> UInt64 {
-    var hasher = FingerprintHasher()
+    var hasher = PathKeyHasher()
     hasher.add(file)
     return hasher.value
   }
 
   /// The key of the file whose path's UTF-8 bytes are `path`: `key(_:)` of that path.
   static func key(bytes path: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    var hasher = FingerprintHasher()
+    var hasher = PathKeyHasher()
     hasher.add(UnsafeRawBufferPointer(path))
     return hasher.value
   }
 
   /// The recorded fingerprint of `file`.
-  subscript(file: String) -> UInt64? { self[key: Self.key(file)] }
+  subscript(file: String) -> KeyedHash? { self[key: Self.key(file)] }
 
   /// The recorded fingerprint of the file whose `key(_:)` is `key`.
-  subscript(key key: UInt64) -> UInt64? {
+  subscript(key key: UInt64) -> KeyedHash? {
     let low = Self.lowerBound(of: key, in: keys)
     return low < keys.count && keys[low] == key ? values[low] : nil
   }
@@ -424,14 +427,15 @@ struct FingerprintRecord: Sendable, Equatable {
 
   var count: Int { keys.count }
 
-  /// The record as it is stored: a header line, then each key and value as 8 bytes, little
-  /// endian.
+  /// The record as it is stored: a header line, then each key (8 bytes) and value (16 bytes,
+  /// `low` first), little endian.
   var bytes: [UInt8] {
     var bytes = Self.header
-    bytes.reserveCapacity(bytes.count + keys.count * 16)
+    bytes.reserveCapacity(bytes.count + keys.count * 24)
     for (key, value) in zip(keys, values) {
       withUnsafeBytes(of: key.littleEndian) { bytes += $0 }
-      withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: value.low.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: value.high.littleEndian) { bytes += $0 }
     }
     return bytes
   }
@@ -439,22 +443,24 @@ struct FingerprintRecord: Sendable, Equatable {
   /// Reads a stored record; nil when `bytes` are not one (another version, cut short, keys out
   /// of order).
   init?(bytes: [UInt8]) {
-    guard bytes.starts(with: Self.header), (bytes.count - Self.header.count) % 16 == 0 else {
+    guard bytes.starts(with: Self.header), (bytes.count - Self.header.count) % 24 == 0 else {
       return nil
     }
-    let count = (bytes.count - Self.header.count) / 16
+    let count = (bytes.count - Self.header.count) / 24
     keys.reserveCapacity(count)
     values.reserveCapacity(count)
     let ok = bytes.withUnsafeBytes { raw -> Bool in
       var offset = Self.header.count
       for _ in 0..<count {
         let key = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        let value = UInt64(
-          littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        let value = KeyedHash(
+          low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)),
+          high: UInt64(
+            littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
         if let last = keys.last, last >= key { return false }
         keys.append(key)
         values.append(value)
-        offset += 16
+        offset += 24
       }
       return true
     }
@@ -462,12 +468,68 @@ struct FingerprintRecord: Sendable, Equatable {
   }
 }
 
-/// A 64-bit hash of a sequence of values, each fed with its length or a fixed size, so that
-/// two different sequences never feed the same words. The same on every run and machine (unlike
-/// Swift's `Hasher`): each 8-byte word is multiplied into the state, rotated and multiplied
-/// again, and the result avalanched. Not for adversaries: a page whose inputs were crafted to
-/// collide with its previous ones would keep its previous file.
+/// The keyed 128-bit hash (SipHash-2-4-128, `SipHasher`) of a sequence of values, each fed with
+/// its length or a fixed size, so that two different sequences never feed the same words: what
+/// a page's fingerprint, a to-do's row hash and the layout of the to-dos are made with. Its key
+/// is the output folder's (`HashKey`), so no input can be chosen to collide with another.
 struct FingerprintHasher {
+  private var hasher: SipHasher
+
+  init(key: HashKey) {
+    hasher = SipHasher(key: key)
+  }
+
+  var value: KeyedHash { hasher.finalize() }
+
+  mutating func add(_ number: Int) { hasher.add(word: UInt64(bitPattern: Int64(number))) }
+
+  mutating func add(_ number: Int64) { hasher.add(word: UInt64(bitPattern: number)) }
+
+  mutating func add(_ number: UInt64) { hasher.add(word: number) }
+
+  mutating func add(_ hash: KeyedHash) {
+    hasher.add(word: hash.low)
+    hasher.add(word: hash.high)
+  }
+
+  mutating func add(_ flag: Bool) { hasher.add(word: flag ? 1 : 0) }
+
+  mutating func add(_ text: String) {
+    if let done: Void = text.utf8.withContiguousStorageIfAvailable({
+      add(UnsafeRawBufferPointer($0))
+    }) {
+      return done
+    }
+    var text = text
+    text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Adds the count of `bytes`, then the bytes as little-endian words, the last padded with
+  /// zeros.
+  mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    add(bytes.count)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      hasher.add(
+        word: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+      offset += 8
+    }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      for (shift, byte) in bytes[offset...].enumerated() {
+        tail |= UInt64(byte) << (8 * UInt64(shift))
+      }
+      hasher.add(word: tail)
+    }
+  }
+}
+
+/// A 64-bit unkeyed hash of a page's path, the key of its fingerprint in `FingerprintRecord`:
+/// each 8-byte word is multiplied into the state, rotated and multiplied again, and the result
+/// avalanched. Not for adversaries, and nothing trusts it to mean "unchanged": two paths with
+/// one key share a slot of the record, and a page's fingerprint (keyed, with its path in it) is
+/// then another page's, which can only make it render.
+struct PathKeyHasher {
   private var state: UInt64 = 0x243F_6A88_85A3_08D3
 
   var value: UInt64 {
