@@ -15,8 +15,8 @@ import Foundation
 /// inputs below cover it (`FingerprintTests` fails when a variable is added to the model
 /// without being looked at here):
 /// - every page: the program, the options that reach a page, the labels, the build's date, the
-///   theme's files but the body templates of other kinds, which sources the site has (its
-///   navigation and footer), and the page's own file (its links are relative to it);
+///   theme's files but the templates its kind cannot reach (`TemplateCheck.templateFiles`),
+///   which sources the site has (its navigation and footer), and the page's own file (its links are relative to it);
 /// - a to-do's page: its row and its neighbours' (`previous`, `next`), and the index page it is
 ///   listed on (`list`);
 /// - a possession's page: its row and its neighbours', with their photos' files;
@@ -100,17 +100,17 @@ struct PageFingerprints: Sendable {
     for flag in [plan.hasTodos, plan.hasPossessions, plan.hasContacts, plan.hasDueDates] {
       common.add(flag)
     }
-    let bodies = PageKind.allCases.map { try? theme.bodyTemplate($0.name) }
-    let included = Self.partialNames(theme)
+    let templates = Set(theme.templatePaths)
+    let reads = TemplateCheck.templateFiles(theme)
     bases = PageKind.allCases.map { kind in
       var hasher = common
       hasher.add(kind.name)
       for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
-        // Another kind's body template is not in this kind's chain, unless some template
-        // includes it as a partial.
-        let isOtherBody =
-          bodies.enumerated().contains { $0.offset != kind.rawValue && $0.element == path }
-        if isOtherBody, !included.contains(path) { continue }
+        // A template this kind's pages cannot reach is left out; one they may reach, or any
+        // when their set is not known (`reads` nil), and every other file are in.
+        if templates.contains(path), let read = reads[kind.rawValue], !read.contains(path) {
+          continue
+        }
         hasher.add(path)
         file.contents.withUnsafeBytes { hasher.add($0) }
       }
@@ -320,26 +320,6 @@ struct PageFingerprints: Sendable {
       hasher.add(rendition.width)
       hasher.add(rendition.height)
     }
-  }
-
-  /// The files templates include as partials (`{{> nav}}` from `layout.html` is `nav.html`,
-  /// or `nav` as written); every template when one changes its delimiters, which hides its
-  /// tags from this look.
-  static func partialNames(_ theme: Theme) -> Set<String> {
-    var names: Set<String> = []
-    for path in theme.templatePaths {
-      guard let text = theme.text(of: path) else { continue }
-      if text.contains("{{=") { return Set(theme.templatePaths) }
-      let fileExtension = path.hasSuffix(".md") ? ".md" : ".html"
-      var rest = Substring(text)
-      while let open = rest.range(of: "{{>") {
-        rest = rest[open.upperBound...]
-        let name = rest.prefix { $0 != "}" }.trimmingCharacters(in: .whitespaces)
-        names.insert(name)
-        names.insert(name + fileExtension)
-      }
-    }
-    return names
   }
 }
 
