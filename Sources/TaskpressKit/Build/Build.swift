@@ -75,9 +75,9 @@ public enum Build {
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
-    let inputs =
-      inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
-      + " history-limit \(options.historyLimit)"
+    let inputsDescription = inputsDescription(
+      options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    let historyLimit = " history-limit \(options.historyLimit)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
     // is the previous build. A build that fails waits for them before it returns.
@@ -101,10 +101,13 @@ public enum Build {
     // opened) reads its sources and the previous build whatever it finds there: it starts
     // reading the to-dos now, and the previous build once the folder is locked, while the
     // previous manifest is loaded. A build that may find nothing to do starts neither.
+    let guessedInputs = OutputWriter.unverifiedKey(ofOutput: options.output).map {
+      $0.hash(inputsDescription).hex + historyLimit
+    }
     let readsEarly =
-      options.previous != nil
+      options.previous != nil || guessedInputs == nil
       || OutputWriter.unverifiedInputs(ofOutput: options.output).map(InputsRecord.key(of:))
-        != inputs
+        != guessedInputs
     if readsEarly { startReadingTodos() }
     let writer = try OutputWriter(
       root: options.output, interrupt: interrupt,
@@ -116,6 +119,8 @@ public enum Build {
         }
       })
     writer.commitStepLimit = commitStepLimit
+    // The key of the inputs, under the folder's key (known now), of what was taken above.
+    let inputs = writer.hashKey.hash(inputsDescription).hex + historyLimit
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
     // What the last build left to keep its pages by, and which of its files changed: in a
     // build that reads its sources, looked at while they are read, else when the pages are
@@ -166,7 +171,7 @@ public enum Build {
     summary.sourcesRead = true
     // The photos' key, like the inputs', before the possessions are opened (a build that stops
     // above reads neither the database nor its log again for it).
-    let photosKey = photosKey(options, settings: photoSettings)
+    let photosKey = photosKey(options, settings: photoSettings, key: writer.hashKey)
 
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
     // while this one reads the others, and then stages the photos on a thread of their own
