@@ -39,7 +39,7 @@ let package = Package(
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     // Real PNG files for the tests of both TaskpressKit and the CLI.
     .target(name: "TestFixtures", path: "Tests/TestFixtures"),
-    .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+    .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestFixtures"]),
     .testTarget(
       name: "MustacheTests",
       dependencies: ["Mustache"],

@@ -85,6 +85,47 @@ def scale_table(scale, meta):
     return out
 
 
+def pages_table(run, samples):
+    """--pages: what a rebuild renders and writes at 20,000 to-dos, medians of the runs."""
+    path = os.path.join(run, "pages.tsv")
+    if not os.path.exists(path):
+        return []
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            scenario, _, rendered, written = line.rstrip("\n").split("\t")
+            rows.setdefault(scenario, []).append((int(rendered), int(written)))
+    targets = {
+        "one-row text edit": "at most 20 rendered, 15 written",
+        "one to-do completed": "at most 150 written",
+        "night's edits, same date": "",
+        "night's edits, new date": "at most 25 written more, 1.5x the time of the same date",
+        "night's edits, same date, due dates": "",
+        "night's edits, new date, due dates": "(to-dos turning overdue change too)",
+    }
+    out = ["", "## Pages that show only what they depend on (20,000 to-dos)", "",
+           "| rebuild | runs | median s | pages rendered | files written | target |",
+           "|---|---:|---:|---:|---:|---|"]
+    for scenario in targets:
+        if scenario not in rows:
+            continue
+        rendered = statistics.median(r for r, _ in rows[scenario])
+        written = statistics.median(w for _, w in rows[scenario])
+        secs = median(f"pages: {scenario}", samples)
+        out.append(f"| {scenario} | {len(rows[scenario])} | {secs:.3f} | {rendered:.0f} | "
+                   f"{written:.0f} | {targets[scenario]} |")
+    out.append("")
+    for suffix in ("", ", due dates"):
+        same, new = "night's edits, same date" + suffix, "night's edits, new date" + suffix
+        if same in rows and new in rows:
+            more = (statistics.median(w for _, w in rows[new])
+                    - statistics.median(w for _, w in rows[same]))
+            time_ratio = ratio(median(f"pages: {new}", samples), median(f"pages: {same}", samples))
+            out.append(f"- a new date{suffix and ' (due dates mapped)'}: {more:.0f} files written "
+                       f"more than the same edits on the same date, in **{time_ratio}x** the time")
+    return out
+
+
 def median(scenario, samples):
     rows = samples.get(scenario)
     return statistics.median(s for s, _, _ in rows) if rows else None
@@ -156,6 +197,12 @@ def main():
         out.append(f"- Hugo build / floor: {ratio(hugo, floor)} (taskpress not measured)")
     out.append(f"- floor: writes the files of {meta.get('floor_source') or 'nothing (no tree)'}; "
                f"checked: {meta.get('floor_verified')}")
+    photos = median("photos: taskpress photo phase", samples)
+    photo_floor = median("photos: libvips floor", samples)
+    if photos is not None and photo_floor:
+        out.append(f"- photos: taskpress's photo phase / the libvips floor (Scripts/bench/photo_floor.c): "
+                   f"**{ratio(photos, photo_floor)}** ({photos:.3f} s against {photo_floor:.3f} s; "
+                   "target: at most 1.15)")
     if meta.get("memory_state"):
         out.append(f"- memory: {meta.get('memory_state')}")
     for scenario in ("cold build", "nothing changed", "one to-do changed"):
@@ -178,6 +225,13 @@ def main():
     if none:
         out.append(f"- nothing changed: {touched} files written over {len(none)} rebuilds "
                    f"(expected 0)")
+    title = median("rewrite: --title rebuild, to-dos only", samples)
+    title_cold = median("rewrite: cold build, to-dos only", samples)
+    if title and title_cold:
+        out.append(f"- `--title` rebuild / cold build into a new folder (to-dos only): "
+                   f"**{ratio(title, title_cold)}** ({title:.3f} s against {title_cold:.3f} s; "
+                   "target: at most 1.2)")
+    out += pages_table(run, samples)
     if scale:
         out += scale_table(scale, meta)
     print("\n".join(out))

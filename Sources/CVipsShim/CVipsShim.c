@@ -1,7 +1,9 @@
 #include "CVipsShim.h"
 
 #include <dlfcn.h>
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,7 +398,9 @@ done:
   if (header != NULL) V(g_object_unref)(header);
   V(g_object_unref)(source);
   // The photo's buffers were freed: the pages they leave in malloc's arenas go back.
+#ifdef __GLIBC__
   malloc_trim(0);
+#endif
   return failed ? -1 : 0;
 }
 

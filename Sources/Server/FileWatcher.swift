@@ -14,7 +14,7 @@
 public final class FileWatcher {
   /// How changes are found.
   public enum Mode: Sendable, Equatable {
-    /// inotify on the folders (Linux).
+    /// inotify on the folders (Linux; elsewhere `inotify_init1` fails and it polls).
     case inotify
     /// `stat` of every watched file every `interval` milliseconds.
     case poll(intervalMilliseconds: Int32)
@@ -162,7 +162,8 @@ public final class FileWatcher {
   private static func identity(_ path: String) -> String? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
-    return "\(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    let modified = info.modificationTime
+    return "\(info.st_ino) \(info.st_size) \(modified.tv_sec).\(modified.tv_nsec)"
   }
 
   // MARK: - Paths

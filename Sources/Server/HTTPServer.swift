@@ -121,12 +121,33 @@ public final class HTTPServer: Sendable {
     acceptorDone.withLock { $0 = true }
   }
 
+  /// Refused connections still being closed (`refuse`).
+  private let closingRefused = Atomic<Int>(0)
+  /// Refused connections closed at once, gently, on threads of their own; beyond that many,
+  /// closed at once.
+  static let gentleRefusals = 64
+
+  /// Answers `status` and closes the connection. The close lingers (on a thread of its own)
+  /// until the peer has read the answer and closed its end, or for a second: closing with a
+  /// request unread would reset the connection, and the peer might never see the answer.
   private func refuse(_ client: Socket, _ status: HTTPStatus, _ message: String) {
     var response = HTTPResponse.text(status, message)
     if status == .serviceUnavailable { response.headers.append(("Retry-After", "1")) }
     if case .bytes(let body) = response.body {
       client.send(response.head(keepAlive: false) + body, wait: false)
     }
+    guard closingRefused.add(1, ordering: .acquiringAndReleasing).newValue <= Self.gentleRefusals
+    else {
+      closingRefused.subtract(1, ordering: .acquiringAndReleasing)
+      client.lingeringClose(maximumBytes: 64 * 1024, milliseconds: 0)
+      return
+    }
+    let thread = Thread { [self] in
+      client.lingeringClose(maximumBytes: 64 * 1024, milliseconds: 1000)
+      closingRefused.subtract(1, ordering: .acquiringAndReleasing)
+    }
+    thread.stackSize = 128 * 1024
+    thread.start()
   }
 
   private func serve(_ client: Socket) {

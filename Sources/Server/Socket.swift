@@ -58,7 +58,7 @@ final class Socket: Sendable {
       }
     }
     guard bound == 0 else { throw ServerError(host: host, port: port, reason: errorText()) }
-    guard Glibc.listen(descriptor, backlog) == 0 else {
+    guard System.listen(descriptor, backlog) == 0 else {
       throw ServerError(host: host, port: port, reason: errorText())
     }
     return socket
@@ -87,8 +87,9 @@ final class Socket: Sendable {
 
   /// The next connection, or nil when none is waiting.
   func accept() -> Socket? {
-    let client = Glibc.accept(descriptor, nil, nil)
+    let client = System.accept(descriptor)
     guard client >= 0 else { return nil }
+    System.noSignalOnWrite(client)
     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
     return Socket(descriptor: client)
   }
@@ -121,10 +122,10 @@ final class Socket: Sendable {
   @discardableResult
   func send(_ bytes: [UInt8], wait: Bool = true) -> Bool {
     var offset = 0
-    let flags = Int32(MSG_NOSIGNAL) | (wait ? 0 : Int32(MSG_DONTWAIT))
+    let flags = System.noSignal | (wait ? 0 : Int32(MSG_DONTWAIT))
     while offset < bytes.count {
       let count = bytes.withUnsafeBytes {
-        Glibc.send(descriptor, $0.baseAddress?.advanced(by: offset), bytes.count - offset, flags)
+        System.send(descriptor, $0.baseAddress?.advanced(by: offset), bytes.count - offset, flags)
       }
       if count < 0, errno == EINTR { continue }
       guard count > 0 else { return false }

@@ -86,22 +86,21 @@ enum BuildCommand {
 
     let output = OutputSwitches(environment: io.environment, isTerminal: io.errorIsTerminal)
     let progress = ProgressLine(io: io, enabled: !options.quiet && output.showsProgress)
+    // Gathered while the build runs, printed once it ends (sorted, grouped by kind).
     let warnings = Mutex<[BuildWarning]>([])
-    let quiet = options.quiet
     let reporter = Build.Reporter(
-      warning: { warning in
-        warnings.withLock { $0.append(warning) }
-        guard !quiet else { return }
-        progress.clear()
-        io.err("warning: \(warning)\n")
-      },
+      warning: { warning in warnings.withLock { $0.append(warning) } },
       progress: { done, total in progress.update(done: done, total: total) })
     var report = BuildReport(
       status: .built, exitStatus: TaskpressCLI.ExitStatus.success, output: options.output,
       state: OutputWriter.stateFolder(ofOutput: options.output), summary: BuildSummary(),
       warnings: [], error: nil)
     let status = build(
-      options, sourceDateEpoch, interrupt, busyTimeout, reporter, progress, io, &report)
+      options, sourceDateEpoch, interrupt, busyTimeout, reporter, progress, io, &report
+    ) {
+      progress.clear()
+      printWarnings(warnings.withLock { $0 }, options, io)
+    }
     report.exitStatus = status
     report.warnings = warnings.withLock { $0 }
     if let path = options.report, let problem = report.write(to: path) {
@@ -111,19 +110,48 @@ enum BuildCommand {
     return status
   }
 
+  /// The note of a first build into a folder that held files taskpress did not write; nil
+  /// when it held none (or with `--quiet`).
+  static func foundNote(_ summary: BuildSummary, _ options: BuildOptions) -> String? {
+    let found = summary.foundAtFirstBuild
+    guard !options.quiet, !found.isEmpty else { return nil }
+    var names = found.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+    if found.count > 3 { names += " and \(found.count - 3) more" }
+    return "'\(options.output)' already held what taskpress did not write (\(names)); the site "
+      + "was written beside it, and taskpress will never change or remove it"
+  }
+
+  /// Prints a build's warnings on stderr as `options` ask (none with `--quiet`).
+  static func printWarnings(_ warnings: [BuildWarning], _ options: BuildOptions, _ io: CommandIO) {
+    guard !options.quiet, !warnings.isEmpty else { return }
+    var text = ""
+    for line in WarningPrinter.lines(warnings, all: options.allWarnings) {
+      text += "warning: \(line)\n"
+    }
+    if let note = WarningPrinter.note(warnings, all: options.allWarnings) {
+      text += "note: \(note)\n"
+    }
+    io.err(text)
+  }
+
   /// Runs the build and prints its outcome; returns the exit status and fills in `report`.
+  /// `ended` prints the warnings, once the build has ended and before its outcome.
   private static func build(
     _ options: BuildOptions, _ sourceDateEpoch: String?, _ interrupt: InterruptFlag,
     _ busyTimeout: Duration, _ reporter: Build.Reporter, _ progress: ProgressLine,
-    _ io: CommandIO, _ report: inout BuildReport
+    _ io: CommandIO, _ report: inout BuildReport, ended: () -> Void
   ) -> Int32 {
     let summary: BuildSummary
+    // A failed build says the site was not changed only when there was one.
+    let hadSite = FileManager.default.fileExists(
+      atPath: Configuration.resolve(options.output, against: io.currentDirectory))
     do {
       summary = try Build.run(
         options, sourceDateEpoch: sourceDateEpoch, interrupt: interrupt,
         busyTimeout: busyTimeout, reporter: reporter)
     } catch {
       progress.clear()
+      ended()
       report.error = "\(error)"
       if interrupt.isSet {
         report.status = .interrupted
@@ -135,7 +163,7 @@ enum BuildCommand {
       if let error = error as? ThemeError, error.isUnknownLocale {
         return TaskpressCLI.ExitStatus.usage
       }
-      if !(error is BuildError && options.strict) {
+      if !(error is BuildError && options.strict), hadSite {
         io.err("the site in '\(options.output)' was not changed\n")
       }
       return TaskpressCLI.ExitStatus.failure
@@ -145,9 +173,28 @@ enum BuildCommand {
     for problem in summary.outputProblems {
       reporter.warning(BuildWarning(file: problem.path, message: problem.reason))
     }
+    if let name = options.host, let limits = HostLimits.named(name),
+      let site = try? BuiltSite(output: options.output)
+    {
+      let problems = limits.problems(files: site.files, folders: site.folders)
+      site.close()
+      if options.strict, let first = problems.first {
+        ended()
+        report.status = .failed
+        report.error = "\(options.output): \(first)"
+        io.err(
+          "error: \(options.output): \(first) (an error with --strict; the site was written)\n")
+        return TaskpressCLI.ExitStatus.failure
+      }
+      for problem in problems {
+        reporter.warning(BuildWarning(file: options.output, message: problem))
+      }
+    }
+    ended()
     if summary.repaired, !options.quiet {
       io.err("note: the previous build was interrupted while writing; the site has been repaired\n")
     }
+    if let note = foundNote(summary, options) { io.err("note: \(note)\n") }
     if !options.quiet {
       io.out("built \(options.output): \(summary.line)\n")
     }

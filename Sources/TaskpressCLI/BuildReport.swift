@@ -118,6 +118,7 @@ struct BuildReport {
       ("rendered", "\(summary.rendered)"),
       ("photos", "\(summary.photos)"),
       ("photosDecoded", "\(summary.photosDecoded)"),
+      ("photoSeconds", "\(Self.milliseconds(summary.photoSeconds))"),
       ("warnings", "\(warnings.count)"),
       ("repaired", "\(summary.repaired)"),
       ("seconds", "\(Self.milliseconds(summary.seconds))"),
@@ -225,7 +226,8 @@ struct BuildReport {
     produce { buffer in
       var offset = 0
       while failure == 0, offset < buffer.count {
-        let count = Glibc.write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+        let count = System.write(
+          fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else {
           failure = count < 0 ? errno : ENOSPC

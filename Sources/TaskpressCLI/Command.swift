@@ -6,6 +6,8 @@ struct ParsedArguments: Sendable, Equatable {
   var switches: Set<String> = []
   /// Positional arguments in order.
   var positionals: [String] = []
+  /// Every value of each option with a value, in order (`--rclone-flag` is given many times).
+  var repeated: [String: [String]] = [:]
 }
 
 /// What the command line asks for.
@@ -20,6 +22,7 @@ enum Command: Equatable {
   /// `taskpress help --man`: the manual page.
   case manPage
   case serve(ParsedArguments)
+  case publish(ParsedArguments)
 
   /// Parses the arguments after the program name.
   ///
@@ -72,6 +75,8 @@ enum Command: Equatable {
       return .build(parsed)
     case "serve":
       return .serve(parsed)
+    case "publish":
+      return .publish(parsed)
     case "init":
       return .initTheme(directory: parsed.positionals.first ?? ".")
     case "render":
@@ -182,8 +187,10 @@ enum Command: Equatable {
       if option.takesValue {
         if let inlineValue {
           parsed.values[option.name] = inlineValue
+          parsed.repeated[option.name, default: []].append(inlineValue)
         } else if index < arguments.count, !looksLikeOption(arguments[index], spec: spec) {
           parsed.values[option.name] = arguments[index]
+          parsed.repeated[option.name, default: []].append(arguments[index])
           index += 1
         } else {
           throw UsageError(

@@ -54,7 +54,7 @@ public class CommandIO: @unchecked Sendable {
     text.withUTF8 { bytes in
       var offset = 0
       while offset < bytes.count {
-        let count = Glibc.write(
+        let count = System.write(
           descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { return }

@@ -1,3 +1,5 @@
+import TaskpressKit
+
 /// An option a subcommand accepts.
 struct OptionSpec: Sendable {
   /// The long name without dashes, e.g. `output`; also its key in `taskpress.json`.
@@ -90,6 +92,10 @@ enum Specs {
       OptionSpec(name: "strict", help: "Treat every warning as an error."),
       OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
       OptionSpec(
+        name: "warnings", valueName: "<how>",
+        help: "grouped: the first ten of each kind, then one line for the rest; all: every one.",
+        defaultText: "grouped", choices: ["grouped", "all"]),
+      OptionSpec(
         name: "report", valueName: "<file.json>", help: "Write the build summary as JSON."),
       OptionSpec(
         name: "title", valueName: "<text>", help: "The site's title.",
@@ -117,6 +123,54 @@ enum Specs {
       OptionSpec(
         name: "keep-photo-metadata",
         help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
+      OptionSpec(
+        name: "photo-cache", valueName: "<dir>",
+        help: "Keep photos' renditions in this folder across builds and checkouts."),
+      OptionSpec(
+        name: "photo-cache-size", valueName: "<size>",
+        help: "The most the photo cache holds (bytes, or K, M, G); oldest dropped first.",
+        defaultText: "1G"),
+      hostOption,
+      help,
+    ])
+
+  static let hostOption = OptionSpec(
+    name: "host", valueName: "<name>",
+    help: "Warn when the site passes this static host's limits (files, file size, total size).",
+    choices: HostLimits.names)
+
+  static let publish = SubcommandSpec(
+    name: "publish",
+    overview: "Upload what the last build changed to an rclone destination, in a safe order.",
+    arguments: [
+      ArgumentSpec(
+        name: "destination", optional: true,
+        help:
+          "An rclone remote and path, e.g. s3:bucket/site. (default: \"publish\" in taskpress.json)"
+      )
+    ],
+    options: [
+      OptionSpec(
+        name: "config", valueName: "<file>",
+        help: "Read output, host and the publish object from this JSON file; flags win.",
+        defaultText: "taskpress.json when present"),
+      OptionSpec(
+        name: "output", short: "o", valueName: "<dir>", help: "The built site to publish.",
+        defaultText: "site"),
+      OptionSpec(name: "dry-run", help: "Print the plan (steps, files, bytes); upload nothing."),
+      OptionSpec(
+        name: "full",
+        help: "Forget what was published there: list the destination and compare by hash."),
+      hostOption,
+      OptionSpec(
+        name: "strict", help: "Fail, uploading nothing, when the site passes --host's limits."),
+      OptionSpec(name: "quiet", short: "q", help: "Print errors only."),
+      OptionSpec(
+        name: "report", valueName: "<file.json>",
+        help: "Write what was uploaded and deleted as JSON."),
+      OptionSpec(
+        name: "rclone-flag", valueName: "<flag>",
+        help: "Pass a flag to rclone (repeatable), e.g. --rclone-flag=--transfers=16."),
       help,
     ])
 
@@ -165,7 +219,7 @@ enum Specs {
     name: "serve",
     overview: "Build, serve on 127.0.0.1, rebuild and reload the open pages on every change.",
     arguments: [],
-    options: build.options.filter { $0.name != "help" } + [
+    options: build.options.filter { $0.name != "help" && $0.name != "host" } + [
       OptionSpec(
         name: "port", short: "p", valueName: "<n>", help: "Port to listen on; 0 picks a free one.",
         defaultText: "8000"),
@@ -180,7 +234,7 @@ enum Specs {
 
   static let help = OptionSpec(name: "help", short: "h", help: "Show help information.")
 
-  static let all = [build, initTheme, render, check, serve, completions]
+  static let all = [build, publish, initTheme, render, check, serve, completions]
 
   static func subcommand(named name: String) -> SubcommandSpec? {
     all.first { $0.name == name }

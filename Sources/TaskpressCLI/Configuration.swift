@@ -40,9 +40,103 @@ enum Configuration {
     return options
   }
 
-  /// The keys `taskpress.json` accepts: every option of `build` but `config` and `help`.
+  /// The keys `taskpress.json` accepts: every option of `build` but `config` and `help`, and
+  /// `publish`.
   static var keys: [String] {
-    Specs.build.options.map(\.name).filter { $0 != "config" && $0 != "help" }
+    Specs.build.options.map(\.name).filter { $0 != "config" && $0 != "help" } + ["publish"]
+  }
+
+  /// What `taskpress publish` reads of `taskpress.json` (or `--config`).
+  struct PublishFile: Equatable {
+    var output: String?
+    var host: (name: String, source: String)?
+    var destination: String?
+    var rcloneFlags: [String] = []
+    var strict = false
+    var quiet = false
+
+    static func == (a: PublishFile, b: PublishFile) -> Bool {
+      a.output == b.output && a.host?.name == b.host?.name && a.destination == b.destination
+        && a.rcloneFlags == b.rcloneFlags && a.strict == b.strict && a.quiet == b.quiet
+    }
+  }
+
+  /// The config file's `output`, `host`, `strict`, `quiet` and `publish` object (its
+  /// `destination`, `rclone-flags` and `host`); the file's other keys are the build's, checked
+  /// by `taskpress build`.
+  static func publishFile(
+    _ parsed: ParsedArguments, currentDirectory: String
+  ) throws(UsageError) -> PublishFile {
+    var result = PublishFile()
+    let explicit = parsed.values["config"]
+    let configPath = explicit ?? defaultFile
+    let fullPath = resolve(configPath, against: currentDirectory)
+    guard explicit != nil || FileManager.default.fileExists(atPath: fullPath) else {
+      return result
+    }
+    let base = (configPath as NSString).deletingLastPathComponent
+    for entry in try readConfig(displayPath: configPath, fullPath: fullPath) {
+      let at = "\(configPath):\(entry.line):\(entry.column)"
+      switch (entry.key, entry.value.value) {
+      case ("output", .string(let text)) where !text.isEmpty: result.output = join(base, text)
+      case ("host", .string(let text)): result.host = (text, "\(at): key 'host'")
+      case ("strict", .bool(let flag)): result.strict = flag
+      case ("quiet", .bool(let flag)): result.quiet = flag
+      case ("publish", _):
+        let object = try publishObject(entry, file: configPath)
+        result.destination = object.destination ?? result.destination
+        result.rcloneFlags = object.rcloneFlags
+        if let host = object.host { result.host = host }
+      default: break
+      }
+    }
+    return result
+  }
+
+  /// The `publish` object of `taskpress.json`:
+  /// `{"destination": "s3:bucket/site", "rclone-flags": ["--transfers=16"], "host": "netlify"}`.
+  private static func publishObject(
+    _ entry: JSONElement.Member, file: String
+  ) throws(UsageError) -> (
+    destination: String?, rcloneFlags: [String], host: (name: String, source: String)?
+  ) {
+    let at = "\(file):\(entry.line):\(entry.column)"
+    guard case .object(let members) = entry.value.value else {
+      throw UsageError(
+        "\(at): key 'publish': expected an object such as {\"destination\": \"myremote:site\"}")
+    }
+    var destination: String?
+    var flags: [String] = []
+    var host: (name: String, source: String)?
+    let fields = ["destination", "rclone-flags", "host"]
+    for member in members {
+      let place = "\(file):\(member.line):\(member.column): key 'publish.\(member.key)'"
+      switch (member.key, member.value.value) {
+      case ("destination", .string(let text)) where !text.isEmpty: destination = text
+      case ("destination", _):
+        throw UsageError("\(place): expected an rclone remote and path, e.g. \"myremote:site\"")
+      case ("host", .string(let text)): host = (text, place)
+      case ("host", _): throw UsageError("\(place): expected a host's name, e.g. \"netlify\"")
+      case ("rclone-flags", .array(let items)):
+        for item in items {
+          guard case .string(let text) = item.value else {
+            throw UsageError("\(place): expected a list of strings, e.g. [\"--transfers=16\"]")
+          }
+          flags.append(text)
+        }
+      case ("rclone-flags", _):
+        throw UsageError("\(place): expected a list of strings, e.g. [\"--transfers=16\"]")
+      default:
+        var message = "\(file):\(member.line):\(member.column): unknown key 'publish.\(member.key)'"
+        if let suggestion = closest(to: member.key, in: fields) {
+          message += "; did you mean '\(suggestion)'?"
+        } else {
+          message += "; the keys are " + fields.map { "'\($0)'" }.joined(separator: ", ")
+        }
+        throw UsageError(message)
+      }
+    }
+    return (destination, flags, host)
   }
 
   private static func readConfig(
@@ -79,6 +173,11 @@ enum Configuration {
     let key = entry.key
     let at = "\(file):\(entry.line):\(entry.column)"
     let source = "\(at): key '\(key)'"
+    if key == "publish" {
+      // Read by `taskpress publish` (`publishFile`); a build checks only its form.
+      _ = try publishObject(entry, file: file)
+      return
+    }
     guard let spec = Specs.build.option(named: key), keys.contains(key) else {
       var message = "\(at): unknown key '\(key)'"
       if let suggestion = closest(to: key, in: keys) {
@@ -130,7 +229,11 @@ enum Configuration {
   }
 
   private static func isPath(_ key: String) -> Bool {
-    ["todos", "possessions", "contacts", "templates", "output", "report", "previous"].contains(key)
+    [
+      "todos", "possessions", "contacts", "templates", "output", "report", "previous",
+      "photo-cache",
+    ]
+    .contains(key)
   }
 
   static func apply(
@@ -191,7 +294,29 @@ enum Configuration {
       }
       options.maxPhotoPixels = pixels
     case "keep-photo-metadata": options.keepPhotoMetadata = value == "true"
+    case "host":
+      guard HostLimits.named(value) != nil else {
+        throw UsageError(
+          "\(source): unknown host '\(value)'; the hosts are "
+            + HostLimits.names.map { "'\($0)'" }.joined(separator: ", "))
+      }
+      options.host = value
+    case "photo-cache": options.photoCache = try nonEmpty()
+    case "photo-cache-size":
+      guard let size = byteCount(value), size >= 1 << 20 else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected a size of at least 1M, in bytes or "
+            + "with K, M or G (1024-based), such as '500M' or '2G'")
+      }
+      options.photoCacheSize = size
     case "quiet": options.quiet = value == "true"
+    case "warnings":
+      guard value == "all" || value == "grouped" else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected 'grouped' (the first ten of each kind, "
+            + "then one line for the rest) or 'all'")
+      }
+      options.allWarnings = value == "all"
     case "title": options.title = try nonEmpty()
     case "data":
       var copies: Set<BuildOptions.DataSource> = []
@@ -225,6 +350,22 @@ enum Configuration {
     default:
       throw UsageError("\(source): unknown option")
     }
+  }
+
+  /// A size in bytes: a whole number, or one followed by `K`, `M` or `G` (1024-based).
+  static func byteCount(_ text: String) -> Int? {
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    var digits = Substring(text)
+    var unit = 1
+    if let last = text.last?.uppercased().first, let scale = units[last] {
+      digits = text.dropLast()
+      unit = scale
+    }
+    guard !digits.isEmpty, digits.allSatisfy(\.isNumber), digits.allSatisfy(\.isASCII),
+      let number = Int(digits)
+    else { return nil }
+    let (product, overflow) = number.multipliedReportingOverflow(by: unit)
+    return overflow ? nil : product
   }
 
   static func resolve(_ path: String, against directory: String) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Server
+import Synchronization
 import TaskpressKit
 
 /// `taskpress serve`: builds the site, serves it over HTTP, rebuilds when an input changes and
@@ -37,10 +38,7 @@ enum ServeCommand {
     buildArguments.values["output"] = options.output
     let basePath = options.baseURL.flatMap { URL(string: $0)?.path } ?? "/"
 
-    var session = ServeSession(arguments: buildArguments, io: io, interrupt: interrupt)
-    let firstError = session.build(options)
-    if interrupt.isSet { return interrupted(io, options, interrupt) }
-
+    // The port is taken before anything is built: a busy one is an error, with nothing built.
     var configuration = HTTPServer.Configuration(
       root: Configuration.resolve(options.output, against: io.currentDirectory))
     configuration.host = parsed.values["host"] ?? "127.0.0.1"
@@ -53,6 +51,10 @@ enum ServeCommand {
       io.err("error: \(error)\n")
       return TaskpressCLI.ExitStatus.failure
     }
+
+    var session = ServeSession(arguments: buildArguments, io: io, interrupt: interrupt)
+    let firstError = session.build(options)
+    if interrupt.isSet { return interrupted(io, options, interrupt) }
     server.publish(generation: session.generation, error: firstError)
     server.start()
     let watched = session.watchedPaths(options)
@@ -95,7 +97,7 @@ enum ServeCommand {
   private static func interrupted(
     _ io: CommandIO, _ options: BuildOptions, _ interrupt: InterruptFlag
   ) -> Int32 {
-    io.err("stopped: the site in '\(options.output)' is whole\n")
+    if !options.quiet { io.err("stopped: the site in '\(options.output)' is whole\n") }
     return TaskpressCLI.ExitStatus.interrupted(by: interrupt.signal)
   }
 
@@ -135,29 +137,57 @@ struct ServeSession {
     return build(options)
   }
 
-  /// Builds with `options`; the error, if any.
+  /// Builds with `options`; the error, if any. Its warnings are printed as `build` prints
+  /// them, and only when they are not those printed last.
   mutating func build(_ options: BuildOptions) -> String? {
     lastOptions = options
-    let io = io
-    let reporter = Build.Reporter(warning: { io.err("warning: \($0)\n") })
+    let gathered = Mutex<[BuildWarning]>([])
+    let reporter = Build.Reporter(warning: { warning in gathered.withLock { $0.append(warning) } })
     do {
       let summary = try Build.run(
         options, sourceDateEpoch: io.environment["SOURCE_DATE_EPOCH"], interrupt: interrupt,
         reporter: reporter)
       if summary.written + summary.removed > 0 || failed || generation == 0 { generation += 1 }
       failed = false
-      if let report = options.report {
-        try? Data(summary.json.utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
+      var warnings = gathered.withLock { $0 }
+      for problem in summary.outputProblems {
+        warnings.append(BuildWarning(file: problem.path, message: problem.reason))
       }
+      printWarnings(warnings, options)
+      if let path = options.report {
+        let report = BuildReport(
+          status: .built, exitStatus: TaskpressCLI.ExitStatus.success, output: options.output,
+          state: OutputWriter.stateFolder(ofOutput: options.output), summary: summary,
+          warnings: warnings, error: nil)
+        if let problem = report.write(to: path) {
+          io.err("error: \(path): cannot write the report (\(problem))\n")
+        }
+      }
+      if summary.repaired, !options.quiet {
+        io.err(
+          "note: the previous build was interrupted while writing; the site has been repaired\n")
+      }
+      if let note = BuildCommand.foundNote(summary, options) { io.err("note: \(note)\n") }
       if !options.quiet { io.out("built \(options.output): \(summary.line)\n") }
       return nil
     } catch {
       if interrupt.isSet { return nil }
+      printWarnings(gathered.withLock { $0 }, options)
       io.err("error: \(error)\n")
       io.err("note: still serving the last good site\n")
       failed = true
       return "\(error)"
     }
+  }
+
+  /// The warnings printed last, sorted: a rebuild with the same ones prints none.
+  private var printedWarnings: [BuildWarning]?
+
+  private mutating func printWarnings(_ warnings: [BuildWarning], _ options: BuildOptions) {
+    let sorted = WarningPrinter.sortedWarnings(warnings)
+    guard sorted != printedWarnings else { return }
+    printedWarnings = sorted
+    BuildCommand.printWarnings(sorted, options, io)
   }
 
   /// The files and folders whose changes make a rebuild.

@@ -27,7 +27,7 @@ final class SignalGuard {
     defer { unblock(signals) }
     for number in signals {
       var action = sigaction()
-      action.__sigaction_handler.sa_handler = { number in
+      System.setHandler(&action) { number in
         InterruptFlag.process.set(signal: number)
       }
       sigemptyset(&action.sa_mask)

@@ -11,6 +11,15 @@ public enum TaskpressCLI {
     public static let failure: Int32 = 1
     /// A usage error: unknown flag, bad value.
     public static let usage: Int32 = 64
+    /// `publish`: rclone is not installed (EX_UNAVAILABLE).
+    public static let rcloneMissing: Int32 = 69
+    /// `publish`: the server could not be reached or a transfer failed; run it again
+    /// (EX_TEMPFAIL).
+    public static let transferFailed: Int32 = 75
+    /// `publish`: the server refused the credentials (EX_NOPERM).
+    public static let authentication: Int32 = 77
+    /// `publish`: the rclone remote is not configured (EX_CONFIG).
+    public static let notConfigured: Int32 = 78
     /// Interrupted by SIGINT (Ctrl-C); see `interrupted(by:)`.
     public static let interrupted: Int32 = 130
 
@@ -85,6 +94,8 @@ public enum TaskpressCLI {
     case .manPage:
       io.out(ManPage.text())
       return ExitStatus.success
+    case .publish(let parsed):
+      return PublishCommand.run(parsed, io: io, interrupt: interrupt)
     case .serve(let parsed):
       let signals = SignalGuard()
       defer { signals.restore() }

@@ -162,9 +162,10 @@ private struct Computed: MustacheObject {
   func outputBeforeError() throws {
     let template = try Template(source: "before {{x}}\n{{> missing}}after", name: "t.html")
     var output = Array("start:".utf8)
-    #expect(throws: TemplateError.self) {
+    let error = #expect(throws: TemplateError.self) {
       try template.render(["x": "<"], into: &output, missingPartials: .throwError)
     }
+    #expect(error?.description == "t.html:2:1: partial 'missing' not found")
     #expect(String(decoding: output, as: UTF8.self) == "start:before &lt;\n")
   }
 

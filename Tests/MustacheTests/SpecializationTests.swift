@@ -109,9 +109,10 @@ private struct Constants: MustacheObject {
     let shared = template.specialized(
       for: Constants(fields: ["site": "S"]), missingPartials: .throwError)
     #expect(shared.program.folds.count == 1)
-    #expect(throws: TemplateError.self) {
+    let error = #expect(throws: TemplateError.self) {
       try shared.render(["site": "S"], missingPartials: .throwError)
     }
+    #expect(error?.description == "layout.html:1:9: partial 'missing' not found")
     #expect(try shared.render(["site": "S"]) == "S")
   }
 

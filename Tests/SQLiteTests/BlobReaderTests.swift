@@ -59,12 +59,14 @@ import Testing
   func missingRow() throws {
     let database = try Database.openWritableForTesting(at: ":memory:")
     try database.execute("CREATE TABLE t(b BLOB); INSERT INTO t VALUES (NULL);")
-    #expect(throws: SQLiteError.self) {
+    let null = #expect(throws: SQLiteError.self) {
       try database.openBlob(table: "t", column: "b", rowid: 1)
     }
-    #expect(throws: SQLiteError.self) {
+    #expect(null?.description == ":memory:: cannot open value of type null")
+    let missing = #expect(throws: SQLiteError.self) {
       try database.openBlob(table: "t", column: "b", rowid: 99)
     }
+    #expect(missing?.description == ":memory:: no such rowid: 99")
   }
 
   @Test("a reader moved to another row reads that row's value; a failed move retires it")
@@ -88,11 +90,14 @@ import Testing
     #expect(reader.isUsable)
 
     // A NULL value, then a missing row: the reader is retired and says so.
-    #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 4) }
+    let null = #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 4) }
+    #expect(null?.description == ":memory:: cannot open value of type null")
     #expect(!reader.isUsable)
-    #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 5) }
+    let retired = #expect(throws: SQLiteError.self) { try reader.reopen(rowid: 5) }
+    #expect(retired?.description == ":memory:: cannot open value of type null")
     let fresh = try database.openBlob(table: "t", column: "b", rowid: 5)
     #expect(try fresh.prefix(10) == [5, 6, 7])
-    #expect(throws: SQLiteError.self) { try fresh.reopen(rowid: 99) }
+    let missing = #expect(throws: SQLiteError.self) { try fresh.reopen(rowid: 99) }
+    #expect(missing?.description == ":memory:: no such rowid: 99")
   }
 }

@@ -25,7 +25,8 @@ import Testing
         return try #require(try statement.step()).int64(at: 0)
       }
       #expect(count == 2)
-      #expect(throws: SQLiteError.self) { try database.execute("DELETE FROM todo") }
+      let error = #expect(throws: SQLiteError.self) { try database.execute("DELETE FROM todo") }
+      #expect(error?.description == "\(path): attempt to write a readonly database")
     }
 
     #expect(try Data(contentsOf: URL(filePath: path)) == before)

@@ -111,6 +111,8 @@ import Testing
     #expect(row.text(at: 1)?.string == "h\u{E9}llo")
     #expect(row.isNull(at: 2))
     #expect(try statement.step() == nil)
-    #expect(throws: SQLiteError.self) { try statement.bind(Int64(1), at: 9) }
+    let error = #expect(throws: SQLiteError.self) { try statement.bind(Int64(1), at: 9) }
+    #expect(
+      error?.description == ":memory:: bad parameter or other API misuse (in 'SELECT ?1, ?2, ?3')")
   }
 }

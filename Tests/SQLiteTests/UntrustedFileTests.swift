@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @_spi(Testing) @testable import SQLite
@@ -54,12 +55,13 @@ import Testing
     let folder = try TemporaryFolder()
     let path = folder.path("todo.sqlite")
     try Database.createForTesting(at: path, sql: "PRAGMA journal_mode=WAL;" + Self.schema)
+    // Written a minute ago, explicitly: the checkpoint below stamps the file later, whatever
+    // the clock's tick (not by sleeping past it).
+    try FileTimes.settle(path)
     let database = try Database(path: path)
     #expect(database.isReadImmutably)
     try database.beginSnapshot()
     #expect(try count(database) == 2)
-    // The file's times are kept to the nanosecond, but the clock behind them ticks coarsely.
-    usleep(20_000)
     let writer = try Database.openWritableForTesting(at: path)
     try writer.execute("INSERT INTO todo(text) VALUES ('new'); PRAGMA wal_checkpoint(TRUNCATE);")
     try database.endSnapshot()
@@ -67,6 +69,47 @@ import Testing
     #expect(
       error.description
         == "\(path): another program wrote to the database while it was read; build again")
+  }
+
+  @Test("a checkpoint during the read within one tick of the clock, the size kept, is noticed")
+  func checkpointDuringReadSameTick() throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path("todo.sqlite")
+    try Database.createForTesting(at: path, sql: "PRAGMA journal_mode=WAL;" + Self.schema)
+    try FileTimes.settle(path)
+    let before = try FileTimes.stamp(path)
+    let database = try Database(path: path)
+    #expect(database.isReadImmutably)
+    try database.beginSnapshot()
+    #expect(try count(database) == 2)
+    let writer = try Database.openWritableForTesting(at: path)
+    try writer.execute("INSERT INTO todo(text) VALUES ('new'); PRAGMA wal_checkpoint(TRUNCATE);")
+    try database.endSnapshot()
+    // What a checkpoint within the tick of the read's start leaves: the same size and the same
+    // modification time (set back deliberately, as the coarse clock would have left it).
+    try FileTimes.setModified(path, to: before.modified)
+    let after = try FileTimes.stamp(path)
+    try #require(after.size == before.size, "the row did not fit in the file's pages")
+    #expect(after.modified == before.modified)
+    let check = { () throws -> Void in
+      let error = try #require(throws: SQLiteError.self) { try database.checkSnapshot() }
+      #expect(
+        error.description
+          == "\(path): another program wrote to the database while it was read; build again")
+    }
+    if after.changed != before.changed {
+      // The status change time, which no program can set back, moved on a tick: noticed.
+      try check()
+    } else {
+      // All of it within one tick, the status change time too: the file looks untouched, and
+      // the snapshot check trusts it. A known gap: issue 41 (rebuild part A) makes one file-stamp
+      // rule with git's racy-clean rule (a stamp taken within a tick of the file's times is not
+      // trusted); when it covers this check, this branch passes and `withKnownIssue` fails:
+      // then remove it.
+      withKnownIssue("issue 41: a change within one tick of the stamp is not noticed") {
+        try check()
+      }
+    }
   }
 
   @Test("a writer's exclusive lock keeps a WAL database from being opened, with the usual error")
@@ -171,6 +214,11 @@ import Testing
     // Built-in functions are innocuous: a view may still use them.
     let text = try database.prepare("SELECT text FROM shouting ORDER BY text").step()
     #expect(text?.text(at: 0)?.string == "LEARN SQLITE")
-    #expect(throws: SQLiteError.self) { try database.execute("ATTACH ':memory:' AS other") }
+    let error = #expect(throws: SQLiteError.self) {
+      try database.execute("ATTACH ':memory:' AS other")
+    }
+    #expect(
+      error?.description
+        == "\(path): too many attached databases - max 0 (in 'ATTACH ':memory:' AS other')")
   }
 }

@@ -51,6 +51,41 @@ import Testing
   }
 
   @Test(
+    "past the bound, a client that sent its request reads the whole 503 and a clean end, not a reset"
+  )
+  func refusedWithoutReset() throws {
+    let site = try SampleSite()
+    let server = try startServer(site) { $0.maxConnections = 2 }
+    defer { server.stop() }
+    let holders = (0..<2).compactMap { _ in RawClient(port: server.port) }
+    #expect(eventually { server.activeConnections == 2 })
+    for _ in 0..<20 {
+      let extra = try #require(RawClient(port: server.port))
+      // The request arrives before the server answers: closing with it unread would reset.
+      extra.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+      var bytes: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      var end = 0
+      while true {
+        let count = chunk.withUnsafeMutableBytes {
+          recv(extra.descriptor, $0.baseAddress, $0.count, 0)
+        }
+        guard count > 0 else {
+          end = count < 0 ? Int(errno) : 0
+          break
+        }
+        bytes += chunk[..<count]
+      }
+      let text = String(decoding: bytes, as: UTF8.self)
+      #expect(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+      #expect(text.hasSuffix("too many connections; try again\n"), "\(text)")
+      #expect(end == 0, "the connection ended with errno \(end), not a clean close")
+    }
+    for holder in holders { shutdown(holder.descriptor, Int32(SHUT_WR)) }
+    #expect(eventually { server.activeConnections == 0 })
+  }
+
+  @Test(
     "malformed requests get their status and the connection closes",
     arguments: [
       ("GET /\r\n\r\n", 400), ("GARBAGE\r\n\r\n", 400), ("GET / HTTP/3.0\r\n\r\n", 505),

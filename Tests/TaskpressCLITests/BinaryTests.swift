@@ -89,15 +89,13 @@ import Testing
   /// GNU time, which measures a child it forks itself. (`wait4` here would not do: a child
   /// `posix_spawn` starts shares this process's memory until it execs, and its peak counts it.)
   static let time = "/usr/bin/time"
-  static let hasTime = FileManager.default.isExecutableFile(atPath: time)
 
   @Test(
     "a 64 MB photo is streamed: the build's peak memory grows by far less than the photo",
-    .enabled(
-      if: hasTime || ProcessInfo.processInfo.environment["CI"] != nil,
-      "needs /usr/bin/time (the Debian package 'time')"))
+    TestEnvironment.needs("time", candidates: [time], install: "apt-get install time"))
   func photoMemory() throws {
-    try #require(Self.hasTime, "install the Debian package 'time' (.ci/run does)")
+    _ = try TestEnvironment.requireTool(
+      "time", candidates: [Self.time], install: "apt-get install time")
     let folder = try makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let photo = 64 << 20

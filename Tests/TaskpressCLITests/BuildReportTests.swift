@@ -171,9 +171,7 @@ let reportSchemaPath = URL(filePath: #filePath)
 
   @Test(
     "reports of built and failed builds match Docs/report.schema.json (check-jsonschema)",
-    .enabled(
-      if: Tool.find("check-jsonschema") != nil || Tool.isCI,
-      "needs check-jsonschema from PyPI (pip install check-jsonschema); .ci/run installs it"))
+    TestEnvironment.needs("check-jsonschema", install: "pip install check-jsonschema"))
   func reportSchema() throws {
     let tool = try Tool.require("check-jsonschema", install: "pip install check-jsonschema")
     let folder = try makeTemporaryFolder()
@@ -221,6 +219,9 @@ let reportSchemaPath = URL(filePath: #filePath)
     var object = try jsonObject(report)
     #expect(object["photos"] as? Int == 2)
     #expect(object["photosDecoded"] as? Int == 2)
+    // The photos' wall time, within the build's.
+    let photoSeconds = try #require(object["photoSeconds"] as? Double)
+    #expect(photoSeconds > 0 && photoSeconds <= (object["seconds"] as? Double ?? 0))
     // A row renamed: every page is made again, no photo decoded.
     try Database.openWritableForTesting(at: database).execute(
       "UPDATE possessions SET name = 'renamed' WHERE id = 1")
@@ -233,21 +234,11 @@ let reportSchemaPath = URL(filePath: #filePath)
 
 /// A program the tests run (installed by `.ci/run`), found on `PATH`.
 enum Tool {
-  /// Whether the tests run in CI, where every tool they need must be installed.
-  static var isCI: Bool {
-    let value = ProcessInfo.processInfo.environment["CI"] ?? ""
-    return !["", "0", "false"].contains(value.lowercased())
-  }
+  static func find(_ name: String) -> String? { TestEnvironment.find(name) }
 
-  static func find(_ name: String) -> String? {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    return path.split(separator: ":").map { "\($0)/\(name)" }
-      .first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  /// The tool's path, or a failed requirement that says how to install it.
+  /// The tool's path; without it, a failure in CI, else the test is skipped (`TestEnvironment`).
   static func require(_ name: String, install: String) throws -> String {
-    try #require(find(name), "'\(name)' is not installed: \(install)")
+    try TestEnvironment.requireTool(name, install: install)
   }
 
   /// Runs `tool arguments`; returns its exit status and its stdout and stderr together.

@@ -325,6 +325,8 @@ import Testing
 
     let site = folder + "/site"
     try oldSite(site)
+    // The type is the contract: the stop is the test hook `commitStepLimit`, which no user
+    // meets; what users see, the next build's note and its repair, is checked below.
     #expect(throws: OutputError.self) {
       _ = try Build.run(
         options.with(output: site), interrupt: InterruptFlag(), reporter: quiet,

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit
@@ -11,9 +12,7 @@ private let recipes = URL(filePath: #filePath)
 @Suite struct CIRecipeTests {
   @Test(
     "the example workflows pass the GitHub and GitLab schemas, and a broken one does not",
-    .enabled(
-      if: Tool.find("check-jsonschema") != nil || Tool.isCI,
-      "needs check-jsonschema from PyPI (pip install check-jsonschema); .ci/run installs it"),
+    TestEnvironment.needs("check-jsonschema", install: "pip install check-jsonschema"),
     arguments: [
       ("github-nightly.yml", "vendor.github-workflows", "runs-on: ubuntu-24.04", "runs_on: x"),
       ("gitlab-ci.yml", "vendor.gitlab-ci", "when: on_success", "when: sometimes"),

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import SQLite
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
@@ -47,8 +48,8 @@ import Testing
   @Test(
     "feed.xml reads in feedparser without an error, with what RFC 4287 requires",
     .enabled(
-      if: ChangesCommandTests.hasFeedparser || Tool.isCI,
-      "needs feedparser from PyPI (pip install feedparser); .ci/run installs it"))
+      if: ChangesCommandTests.hasFeedparser || TestEnvironment.isCI,
+      "'feedparser' is not installed (pip install feedparser): skipped outside CI"))
   func feedparser() throws {
     let folder = try makeTemporaryFolder()
     let check = URL(filePath: #filePath).deletingLastPathComponent()

@@ -40,8 +40,9 @@ enum TaskpressBinary {
 /// The child starts with every signal at its default action and none blocked (unless
 /// `blocking` says otherwise), whatever the test runner's threads have set.
 final class ChildTaskpress: @unchecked Sendable {
-  // `@unchecked`: `output` is behind a mutex; `pid` and the descriptors are only used from the
-  // test's thread (the readers only touch their own descriptor).
+  // `@unchecked`: `output` is behind a mutex and `readersOpen` behind `outputArrived`; `pid` and
+  // the descriptors are only used from the test's thread (the readers only touch their own
+  // descriptor).
 
   struct Result {
     /// The exit status, or the signal's number when `killed` is set.
@@ -56,6 +57,9 @@ final class ChildTaskpress: @unchecked Sendable {
 
   let pid: pid_t
   private let output = Mutex((out: [UInt8](), err: [UInt8]()))
+  /// Signalled whenever output arrives or a reader ends; guards `readersOpen`.
+  private let outputArrived = NSCondition()
+  private var readersOpen = 2
   private let readersDone = DispatchGroup()
   /// Readable (at end of file) once the child has exited: it holds the only write end.
   private let exitFD: Int32
@@ -147,25 +151,53 @@ final class ChildTaskpress: @unchecked Sendable {
     return (master, slave)
   }
 
-  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone).
+  /// Reads `fd` to its end (a pseudo-terminal's master reports EIO once the child is gone),
+  /// adding what it reads to `output` as it comes (see `waitForOutput`).
   private func drain(_ fd: Int32, isError: Bool) {
     readersDone.enter()
     let thread = Thread { [self] in
       var buffer = [UInt8](repeating: 0, count: 65536)
-      var data: [UInt8] = []
       while true {
         let count = read(fd, &buffer, buffer.count)
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { break }
-        data += buffer[..<count]
+        // Kept as it comes, for `waitForOutput`.
+        outputArrived.lock()
+        output.withLock { output in
+          if isError { output.err += buffer[..<count] } else { output.out += buffer[..<count] }
+        }
+        outputArrived.broadcast()
+        outputArrived.unlock()
       }
       close(fd)
-      output.withLock { output in
-        if isError { output.err = data } else { output.out = data }
-      }
+      outputArrived.lock()
+      readersOpen -= 1
+      outputArrived.broadcast()
+      outputArrived.unlock()
       readersDone.leave()
     }
     thread.start()
+  }
+
+  /// Blocks until the child's stdout (or stderr, with `stderr`) contains `text`, or both its
+  /// outputs are closed (it exited), with no time limit. True when the text came.
+  func waitForOutput(_ text: String, stderr: Bool = false) -> Bool {
+    waitForOutput(until: { out, err in (stderr ? err : out).contains(text) })
+  }
+
+  /// Blocks, with no time limit, until `ready` holds for what the child has printed so far
+  /// (stdout, stderr), or both are closed (the child has ended); returns whether it held.
+  func waitForOutput(until ready: (_ stdout: String, _ stderr: String) -> Bool) -> Bool {
+    outputArrived.lock()
+    defer { outputArrived.unlock() }
+    while true {
+      let (out, err) = output.withLock { ($0.out, $0.err) }
+      if ready(String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) {
+        return true
+      }
+      if readersOpen == 0 { return false }
+      outputArrived.wait()
+    }
   }
 
   /// Sends `signal` to the child.
@@ -218,6 +250,16 @@ final class ChildTaskpress: @unchecked Sendable {
       peakKilobytes: usage.ru_maxrss)
     finished = result
     return result
+  }
+
+  /// Blocks, with no time limit, until one of `children` has exited (or all have), and returns
+  /// the index of one that has.
+  static func firstToExit(_ children: [ChildTaskpress]) -> Int {
+    while true {
+      var fds = children.map { pollfd(fd: $0.exitFD, events: Int16(POLLIN), revents: 0) }
+      if poll(&fds, nfds_t(fds.count), -1) < 0, errno == EINTR { continue }
+      if let index = fds.firstIndex(where: { $0.revents != 0 }) { return index }
+    }
   }
 
   /// Kills a child the test gave up on, so that no test leaves a process behind.

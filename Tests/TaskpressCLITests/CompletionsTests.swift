@@ -1,22 +1,31 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
 
-/// Runs `program` with `arguments`; nil when it is not installed (an error under `CI=true`,
-/// where `.ci/run` installs it).
+/// The Debian package of each program these tests run.
+private let packages = ["bash": "bash", "zsh": "zsh", "fish": "fish", "groff": "groff-base"]
+
+/// The trait of a test that runs `program`: skipped with the reason outside CI without it.
+private func needs(_ program: String) -> ConditionTrait {
+  TestEnvironment.needs(
+    program, candidates: candidates(program),
+    install: "apt-get install \(packages[program] ?? program)")
+}
+
+private func candidates(_ program: String) -> [String] {
+  ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + program }
+}
+
+/// Runs `program` with `arguments`. Without it: a failure in CI (where `.ci/run` installs it),
+/// else the test is skipped with the reason.
 private func run(_ program: String, _ arguments: [String]) throws -> (
   status: Int32, output: String
-)? {
-  let found = ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + program }.first {
-    FileManager.default.isExecutableFile(atPath: $0)
-  }
-  guard let path = found else {
-    if ProcessInfo.processInfo.environment["CI"] == "true" {
-      Issue.record("\(program) is not installed; .ci/run installs it")
-    }
-    return nil
-  }
+) {
+  let path = try TestEnvironment.requireTool(
+    program, candidates: candidates(program),
+    install: "apt-get install \(packages[program] ?? program)")
   let process = Process()
   process.executableURL = URL(fileURLWithPath: path)
   process.arguments = arguments
@@ -43,7 +52,9 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     return path
   }
 
-  @Test("the bash script loads, and offers the subcommands, the build options and their values")
+  @Test(
+    "the bash script loads, and offers the subcommands, the build options and their values",
+    needs("bash"))
   func bash() throws {
     let script = try Self.script("bash")
     // `reply WORDS...` completes the last word, as bash does when Tab is pressed there.
@@ -63,52 +74,52 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     let folder = try makeTemporaryFolder()
     try FileManager.default.createDirectory(
       atPath: folder + "/site", withIntermediateDirectories: true)
-    guard let result = try run("bash", ["--norc", "-c", "cd '\(folder)' && " + program]) else {
-      return
-    }
+    let result = try run("bash", ["--norc", "-c", "cd '\(folder)' && " + program])
     #expect(result.status == 0)
     let buildOptions: Substring =
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
-      + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --report --title --data"
+      + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
       + " --noindex --csv-bom --previous --date --history-limit --max-photo-pixels"
-      + " --keep-photo-metadata --help"
+      + " --keep-photo-metadata --photo-cache --photo-cache-size --host --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",
-        "build init render check serve completions help --help -h --version",
+        "build publish init render check serve completions help --help -h --version",
         "build",
         buildOptions,
-        "--possessions --page-size --pretty-urls --previous",
+        "--possessions --page-size --pretty-urls --previous --photo-cache --photo-cache-size",
         "en ja",
         "site",
         "--help -h bash zsh fish",
-        "build init render check serve completions",
+        "build publish init render check serve completions",
         "",
       ])
   }
 
-  @Test("the zsh and fish scripts are valid for their shells; fish offers the same words")
-  func zshAndFish() throws {
-    if let zsh = try run("zsh", ["-n", try Self.script("zsh")]) {
-      #expect(zsh.status == 0, "\(zsh.output)")
-    }
+  @Test("the zsh script is valid for zsh", needs("zsh"))
+  func zsh() throws {
+    let zsh = try run("zsh", ["-n", try Self.script("zsh")])
+    #expect(zsh.status == 0, "\(zsh.output)")
+  }
+
+  @Test("the fish script is valid for fish, and offers the same words", needs("fish"))
+  func fish() throws {
     let fishScript = try Self.script("fish")
-    if let fish = try run("fish", ["-n", fishScript]) {
-      #expect(fish.status == 0, "\(fish.output)")
-      let offered = try run(
-        "fish",
-        [
-          "--no-config", "-c",
-          "source '\(fishScript)'; complete -C 'taskpress '; complete -C 'taskpress build --lo';"
-            + " complete -C 'taskpress build --locale '",
-        ])
-      let words = offered?.output.split(separator: "\n").map { $0.split(separator: "\t")[0] }
-      #expect(
-        words == [
-          "build", "check", "completions", "help", "init", "render", "serve", "--locale", "en",
-          "ja",
-        ])
-    }
+    let fish = try run("fish", ["-n", fishScript])
+    #expect(fish.status == 0, "\(fish.output)")
+    let offered = try run(
+      "fish",
+      [
+        "--no-config", "-c",
+        "source '\(fishScript)'; complete -C 'taskpress '; complete -C 'taskpress build --lo';"
+          + " complete -C 'taskpress build --locale '",
+      ])
+    let words = offered.output.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+    #expect(
+      words == [
+        "build", "check", "completions", "help", "init", "render", "serve", "--locale", "en",
+        "ja",
+      ])
   }
 
   @Test("every option of every subcommand is in each script and in the man page")
@@ -154,12 +165,16 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     for option in Specs.build.options {
       #expect(result.stdout.contains(ManPage.escape(option.help)), "\(option.name)")
     }
-    // groff reads it without a warning.
+  }
+
+  @Test("groff reads the man page without a warning", needs("groff"))
+  func manPageInGroff() throws {
+    let result = runTaskpress(["help", "--man"])
+    #expect(result.status == 0)
     let path = try makeTemporaryFolder() + "/taskpress.1"
     try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
-    if let groff = try run("groff", ["-man", "-Tutf8", "-ww", "-z", path]) {
-      #expect(groff.status == 0)
-      #expect(groff.output == "")
-    }
+    let groff = try run("groff", ["-man", "-Tutf8", "-ww", "-z", path])
+    #expect(groff.status == 0)
+    #expect(groff.output == "")
   }
 }

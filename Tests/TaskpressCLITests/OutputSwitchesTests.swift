@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
@@ -24,6 +25,15 @@ import Testing
     let switches = OutputSwitches(environment: environment, isTerminal: isTerminal)
     #expect(switches.showsProgress == progress)
     #expect(switches.colorsLabels == colour)
+  }
+
+  @Test(
+    "the tests' \"in CI\" (TestEnvironment.inCI) is taskpress's own rule",
+    arguments: ["true", "1", "yes", "TRUE", "false", "False", "0", "", nil])
+  func testsInCI(value: String?) {
+    let environment = value.map { ["CI": $0] } ?? [:]
+    let productSaysCI = !OutputSwitches(environment: environment, isTerminal: true).showsProgress
+    #expect(TestEnvironment.inCI(environment) == productSaysCI)
   }
 
   @Test("--quiet prints errors only: no warning, no note, no summary")

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 #if canImport(Glibc)
@@ -29,6 +30,9 @@ import Testing
       at: todos,
       sql: SafetyFixtures.todoTable
         + "INSERT INTO todo VALUES (1, 'fine', 1, 0), (42, 'odd', 7, 0);")
+    // Written a minute ago, explicitly: a database modified within a tick of the clock is not
+    // trusted by the next build, which then reads it (FileTimes).
+    try FileTimes.settle(todos)
     let site = folder + "/site"
     let report = folder + "/report.json"
     let warning = "warning: \(todos): todo pk=42: priority 7 is not 1, 2 or 3\n"
@@ -107,6 +111,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let todos = folder + "/todo.sqlite"
     try SafetyFixtures.todos(at: todos, count: 5)
+    try FileTimes.settle(todos)  // a minute ago: the rebuild may stop early, whatever the tick
     let templates = folder + "/templates"
     try FileManager.default.createDirectory(atPath: templates, withIntermediateDirectories: true)
     let template = templates + "/todo.md"
@@ -139,6 +144,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let todos = folder + "/todo.sqlite"
     try SafetyFixtures.todos(at: todos, count: 5)
+    try FileTimes.settle(todos)  // a minute ago: the rebuild may stop early, whatever the tick
     let site = folder + "/site"
     let report = folder + "/report.json"
     let arguments = ["build", "--todos", todos, "--output", site, "--report", report]
@@ -168,6 +174,7 @@ import Testing
     try #require(copy.status == 0, "\(copy.stderr)")
     let todos = folder + "/todo.sqlite"
     try SafetyFixtures.todos(at: todos, count: 5)
+    try FileTimes.settle(todos)  // a minute ago: the rebuild may stop early, whatever the tick
     let site = folder + "/site"
     let report = folder + "/report.json"
     func build() throws -> ChildTaskpress.Result {

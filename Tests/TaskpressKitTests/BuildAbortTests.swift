@@ -38,6 +38,8 @@ import Testing
         events.withLock { $0.append("photo thread went on") }
       },
       aborted: { events.withLock { $0.append("aborted") } })
+    // The type is the contract here: the order of the abort is this test's point; the template
+    // error's message (file, line, column) is TemplateErrorTests'.
     #expect(throws: TemplateError.self) {
       try Build.run(
         options, interrupt: InterruptFlag(), reporter: Build.Reporter { _ in },

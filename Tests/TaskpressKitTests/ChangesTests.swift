@@ -100,11 +100,11 @@ import Testing
     options.output = folder.sub("night1")
     options.date = "2026-11-30T06:00:00Z"
     try #require(try Self.build(options) == [])
-    // The first build compared with nothing: a history of one undated build, no changes.
+    // The first build compared with nothing: a history of one build with its date, no changes.
     let first = try Self.json(options.output + "/data/history.json")
     let firstBuilds = try #require(first["builds"] as? [[String: Any]])
     #expect(firstBuilds.count == 1)
-    #expect(firstBuilds.first?["date"] == nil)
+    #expect(firstBuilds.first?["date"] as? String == "2026-11-30T06:00:00Z")
     #expect(Self.text(options.output + "/feed.xml").contains("<entry>") == false)
 
     try Self.change(database, Self.nightly)
@@ -172,10 +172,50 @@ import Testing
     let builds = try #require(
       try Self.json(options.output + "/data/history.json")["builds"] as? [[String: Any]])
     #expect(builds.map { $0["build"] as? Int } == [1, 2])
-    #expect(builds.map { $0["date"] as? String } == [nil, "2026-12-01T06:00:00Z"])
+    #expect(
+      builds.map { $0["date"] as? String } == ["2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z"])
     #expect(builds.last?["changes"] as? Int == 9)
     // Nothing was written to the database.
     #expect(readFile(database) == databaseBytes)
+  }
+
+  @Test(
+    "three dated nights: history has the three dates, the trend's axis shows them, the front page says what changed since the last build"
+  )
+  func threeNights() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let database = folder.sub("todo.sqlite")
+    try Database.createForTesting(at: database, sql: Self.todoSchema)
+    var options = BuildOptions()
+    options.todos = database
+    options.output = folder.sub("site")
+    for (night, sql) in [
+      "", "UPDATE todo SET complete = 1 WHERE pk IN (1, 2);",
+      "INSERT INTO todo VALUES (8, 'New A', 1, 0), (9, 'New B', 2, 0); UPDATE todo SET complete = 1 WHERE pk = 4;",
+    ].enumerated() {
+      if !sql.isEmpty { try Self.change(database, sql) }
+      options.date = "2026-12-0\(night + 1)T06:00:00Z"
+      try #require(try Self.build(options) == [])
+    }
+    let builds = try #require(
+      try Self.json(options.output + "/data/history.json")["builds"] as? [[String: Any]])
+    #expect(
+      builds.map { $0["date"] as? String } == [
+        "2026-12-01T06:00:00Z", "2026-12-02T06:00:00Z", "2026-12-03T06:00:00Z",
+      ])
+    let index = Self.text(options.output + "/index.html")
+    #expect(
+      index.contains(
+        "<p class=\"chart-axis chart-axis-trend\"><span>2026-12-01</span><span>2026-12-02</span><span>2026-12-03</span></p>"
+      ), "\(index)")
+    // Night 2: 4 of 7 complete (57%); night 3: 5 of 9 (55%).
+    #expect(
+      index.contains(
+        "<p class=\"progress-change\">+1 completed, +2 added since the last build: 57% → 55% complete</p>"
+      ))
+    // The trend's values: 0 and the largest count.
+    #expect(index.contains(#"<text x="60" y="292">0</text>"#))
   }
 
   @Test("possessions: added, removed, photo changed, name and description changed")

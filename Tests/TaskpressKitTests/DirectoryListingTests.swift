@@ -1,8 +1,13 @@
 import Foundation
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `FileSystem.listDirectory` reads each name where `readdir` put it: a folder big enough to
 /// fill readdir's buffer has records at its very end, which a copy of a whole `dirent` would

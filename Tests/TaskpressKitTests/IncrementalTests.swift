@@ -41,6 +41,8 @@ import Testing
   struct Inputs {
     var options: BuildOptions
     let folder: TemporaryFolder
+    /// `SOURCE_DATE_EPOCH`, the date pages show; none unless a test sets one.
+    var sourceDateEpoch: String?
 
     init(_ folder: TemporaryFolder) throws {
       self.folder = folder
@@ -74,8 +76,12 @@ import Testing
     }
   }
 
-  static func build(_ options: BuildOptions) throws -> BuildSummary {
-    try Build.run(options, interrupt: InterruptFlag(), reporter: Build.Reporter { _ in })
+  static func build(_ options: BuildOptions, sourceDateEpoch: String? = nil) throws
+    -> BuildSummary
+  {
+    try Build.run(
+      options, sourceDateEpoch: sourceDateEpoch, interrupt: InterruptFlag(),
+      reporter: Build.Reporter { _ in })
   }
 
   /// Copies the folder `from` to `to` (the site, or its state folder).
@@ -117,7 +123,7 @@ import Testing
     defer { folder.cleanUp() }
     var inputs = try Inputs(folder)
     try setUp(&inputs)
-    let first = try build(inputs.options)
+    let first = try build(inputs.options, sourceDateEpoch: inputs.sourceDateEpoch)
     try copy(folder.sub("site"), folder.sub("before"))
     try copy(folder.sub(".site.taskpress"), folder.sub(".before.taskpress"))
     try change(&inputs)
@@ -133,7 +139,7 @@ import Testing
       try copyKeepingTimes(folder.sub(".site.taskpress"), folder.sub(".\(twin.folder).taskpress"))
     }
 
-    let rebuild = try build(inputs.options)
+    let rebuild = try build(inputs.options, sourceDateEpoch: inputs.sourceDateEpoch)
     func counts(_ summary: BuildSummary) -> [Int] {
       [summary.written, summary.unchanged, summary.removed, summary.rendered]
     }
@@ -141,7 +147,7 @@ import Testing
       var options = inputs.options
       options.output = folder.sub(twin.folder)
       options.renderPaths = inputs.options.renderPaths.subtracting(twin.without)
-      let twinRebuild = try build(options)
+      let twinRebuild = try build(options, sourceDateEpoch: inputs.sourceDateEpoch)
       expectSameTrees(
         options.output, inputs.options.output,
         "\(name): the rebuild differs from one that \(twin.what)")
@@ -165,7 +171,7 @@ import Testing
     cold.output = folder.sub("cold")
     cold.previous = folder.sub("before")
     cold.renderPaths = RenderPaths.all.subtracting(.incremental)
-    _ = try build(cold)
+    _ = try build(cold, sourceDateEpoch: inputs.sourceDateEpoch)
 
     expectSameTrees(
       cold.output, inputs.options.output, "\(name): the rebuild differs from a cold build")
@@ -209,6 +215,71 @@ import Testing
     // the in-progress list and of the Low list.
     #expect(rebuild.rendered == always + 6, "\(rebuild.writtenPaths)")
     #expect(always < first.pages / 3)
+  }
+
+  @Test(
+    "a new date rewrites the pages that show it and those of the to-dos whose overdue state flips, not every page"
+  )
+  func newDate() throws {
+    let always = try Self.alwaysRendered()
+    let (first, rebuild) = try Self.expectSameAsCold("a new date") { inputs in
+      // Due dates: pk 7 (in progress) on 2026-12-02, pk 9 (complete) on 2026-11-01, pk 8 (in
+      // progress) long ago; the others none. The first build is on 2026-12-01.
+      try inputs.change("todo.sqlite", "ALTER TABLE todo ADD COLUMN due TEXT")
+      try inputs.change(
+        "todo.sqlite",
+        """
+        UPDATE todo SET due = '2026-12-02' WHERE pk = 7;
+        UPDATE todo SET due = '2026-11-01' WHERE pk = 9;
+        UPDATE todo SET due = '2020-01-01' WHERE pk = 8;
+        """)
+      inputs.options.mapping.todos.columns["due"] = "due"
+      inputs.sourceDateEpoch = "1796083200"  // 2026-12-01
+    } change: { inputs in
+      // The night after: pk 7 is overdue now; pk 8 was and is, pk 9 is complete.
+      inputs.sourceDateEpoch = "1796256000"  // 2026-12-03
+      inputs.options.date = "2026-12-03"
+    }
+    #expect(first.rendered == first.pages)
+    // pk 7 (Low, in progress): its page and its two neighbours', its index page, its page of
+    // the in-progress list and of the Low list; and the pages every rebuild renders.
+    #expect(rebuild.rendered == always + 6, "\(rebuild.writtenPaths)")
+    let todoPages = rebuild.writtenPaths.filter { $0.hasPrefix("todos/") }
+    // Its neighbours (the Low to-dos 2 and 12) are rendered: the built-in to-do page does not
+    // show a neighbour's overdue state, so their bytes are the same.
+    #expect(Set(todoPages) == ["todos/7.html"])
+    // The date is on the first page and the changes page, in no other page.
+    #expect(try Self.dateShown() == ["changes.html", "index.html"])
+  }
+
+  @Test(
+    "completing a to-do rewrites the summaries and the pages it leaves, enters or shifts, not every list page"
+  )
+  func completion() throws {
+    let (_, rebuild) = try Self.expectSameAsCold("a completion") { inputs in
+      try inputs.change("todo.sqlite", "UPDATE todo SET complete = 1 WHERE pk = 28")
+    }
+    let written = Set(rebuild.writtenPaths)
+    // The summaries show the counts; the to-do's page shows its status.
+    #expect(written.isSuperset(of: ["index.html", "board.html", "todos/28.html"]))
+    // The lists and index pages that do not list it are as they were: no site-wide count.
+    for path in [
+      "priority/high/index.html", "priority/medium/index.html", "priority/low/index.html",
+      "status/in-progress/index.html", "status/complete/index.html", "page/2.html",
+    ] {
+      #expect(!written.contains(path), "\(path)")
+    }
+  }
+
+  /// The pages of a site built with a date that show it.
+  static func dateShown() throws -> [String] {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let inputs = try Inputs(folder)
+    _ = try build(inputs.options, sourceDateEpoch: "1796083200")
+    return Tree.contents(folder.sub("site")).filter { path, bytes in
+      path.hasSuffix(".html") && String(decoding: bytes, as: UTF8.self).contains("2026-12-01\">")
+    }.keys.sorted()
   }
 
   @Test(
@@ -433,8 +504,20 @@ import Testing
     case "pk":
       #expect(changed.isSuperset(of: ["todos/11.html", "todos/112.html", "page/3.html"]))
       #expect(!changed.contains("todos/10.html"))
+    case "complete":
+      // The row moves from the in-progress list to the complete one: its page and its
+      // neighbours', its index page, its page of the medium list, the page of the in-progress
+      // list it leaves and the one after it (whose first to-do moves up), and the complete
+      // list's page it enters. The counts are on the summary pages only (rendered by every
+      // build): no other index or list page changes.
+      #expect(
+        changed == [
+          "todos/5.html", "todos/6.html", "todos/7.html", "page/2.html",
+          "priority/medium/page/2.html", "status/in-progress/page/2.html",
+          "status/in-progress/page/3.html", "status/complete/index.html",
+        ])
     default:
-      // The row moves to another list: the counts of every list and index page change.
+      // A list appears (Other priorities): every index and list page links to it.
       #expect(changed.isSuperset(of: ["todos/5.html", "todos/6.html", "page/2.html"]))
       #expect(!changed.contains("todos/4.html"))
       #expect(!changed.contains("todos/3.html"))

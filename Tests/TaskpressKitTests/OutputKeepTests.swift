@@ -1,8 +1,13 @@
 import Foundation
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Keeping files of the previous build without their bytes, and what the commit then removes.
 @Suite struct OutputKeepTests {

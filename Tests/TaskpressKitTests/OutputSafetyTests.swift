@@ -1,7 +1,12 @@
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputSafetyTests {
   let site = ["index.html": "<h1>home</h1>", "todos/1.html": "one", "todos/2.html": "two"]
@@ -138,6 +143,7 @@ import Testing
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     writer.commitStepLimit = steps
     for (path, text) in next { try writer.add(path, bytes: Array(text.utf8)) }
+    // Any error: the stop is the test hook `commitStepLimit`; what users see is the repair.
     #expect(outputError { _ = try writer.commit() } != nil)
     #expect(access(stateFolder(root) + "/commit-in-progress", F_OK) == 0)
 

@@ -1,8 +1,13 @@
 import Foundation
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputStateFolderTests {
   @Test(

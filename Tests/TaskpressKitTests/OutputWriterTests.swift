@@ -1,9 +1,14 @@
 import Dispatch
 import Foundation
-import Glibc
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct OutputWriterTests {
   @Test("a path splits into its folder and its name at the last slash")
@@ -142,10 +147,10 @@ import Testing
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
-    // A file of the user's, in the way of the third file of a call below.
+    // A folder of the user's, in the way of the third file of a call below (a file of the
+    // user's is refused by the commit, with every other one).
     try FileManager.default.createDirectory(
-      atPath: root + "/a", withIntermediateDirectories: true)
-    #expect(FileManager.default.createFile(atPath: root + "/a/3.html", contents: Data("mine".utf8)))
+      atPath: root + "/a/3.html", withIntermediateDirectories: true)
     let writer = try OutputWriter(root: root)
     let page = Array("<p>page</p>".utf8)
     /// Adds `paths` together, each with the bytes of `page`, from one buffer.
@@ -183,7 +188,8 @@ import Testing
             "todos/1.html", "todos/2.html", "todos/3.html", "todos/4.html", "todos/5.html",
             "a/1.html", "a/2.html", "a/4.html",
           ].map { ($0, page) }
-        ).merging(["a/3.html": Array("mine".utf8)]) { first, _ in first })
+        ))
+    #expect(FileManager.default.fileExists(atPath: root + "/a/3.html"))
   }
 
   @Test("an unchanged file keeps its bytes, its modification time and its inode")
@@ -259,12 +265,29 @@ import Testing
     let before = Tree.snapshot(root)
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     try writer.add("index.html", bytes: Array("home".utf8))
-    let error = outputError { try writer.add("about.html", bytes: Array("generated".utf8)) }
+    try writer.add("about.html", bytes: Array("generated".utf8))
+    let error = outputError { _ = try writer.commit() }
     #expect(
       error?.description
         == "\(root)/about.html: exists and was not written by taskpress; move it away or delete it")
     writer.abort()
     #expect(Tree.snapshot(root) == before)
+
+    // Several: every one named in one error, sorted, up to ten and how many more.
+    for index in 1...12 { try writeFile(root + "/own\(index).html", "mine") }
+    let several = try OutputWriter(root: root, interrupt: InterruptFlag())
+    for index in (1...12).reversed() {
+      try several.add("own\(index).html", bytes: Array("generated".utf8))
+    }
+    try several.add("about.html", bytes: Array("generated".utf8))
+    #expect(
+      outputError { _ = try several.commit() }?.description
+        == "\(root): 13 files taskpress would write exist and were not written by it: "
+        + "'about.html', 'own1.html', 'own10.html', 'own11.html', 'own12.html', 'own2.html', "
+        + "'own3.html', 'own4.html', 'own5.html', 'own6.html' and 3 more; move them away or "
+        + "delete them")
+    several.abort()
+    for index in 1...12 { try FileManager.default.removeItem(atPath: root + "/own\(index).html") }
 
     let summary = try build(root, ["same.html": "same", "index.html": "home"])
     #expect(summary.unchanged == 1)
@@ -309,6 +332,8 @@ import Testing
     writer.abort()
     #expect(Tree.snapshot(tmp.path) == before)
     #expect(folders.map(modificationTime) == times)
+    // Any error: a commit after an abort is a programming mistake no user can make, and
+    // this test is about what the abort left.
     #expect(outputError { _ = try writer.commit() } != nil)
   }
 

@@ -121,11 +121,13 @@ import Testing
   }
 
   static func possessionsCopy(_ possessions: [Possession]) -> [UInt8] {
-    var urls: [Int64: String] = [:]
+    var files: [Int64: PageContext.PhotoFile] = [:]
     for possession in possessions where possession.photo != nil {
-      urls[possession.id] = "photos/\(possession.id)-\(possession.name.prefix(4)).png"
+      files[possession.id] = PageContext.PhotoFile(
+        path: "photos/\(possession.id)-\(possession.name.prefix(4)).png",
+        width: possession.photo?.width, height: possession.photo?.height)
     }
-    return DataExport.possessionsJSON(possessions, photoURLs: urls).array
+    return DataExport.possessionsJSON(possessions, photoFiles: files).array
   }
 
   static func contactsCopy(_ contacts: [Contact]) -> [UInt8] {
@@ -462,7 +464,12 @@ import Testing
     try Self.write(options.output + "/data/todos.json", Array("[{".utf8))
     // The previous build alone: its error.
     try ChangesTests.change(database, "UPDATE todo SET text = 'Buy oat milk' WHERE pk = 1")
-    #expect(throws: BuildError.self) { _ = try ChangesTests.build(options) }
+    let previousError = #expect(throws: BuildError.self) { _ = try ChangesTests.build(options) }
+    #expect(
+      previousError?.description
+        == "\(options.output)/data/todos.json: not the previous build's data as taskpress writes it"
+        + " (not valid JSON); delete it to start the record of changes afresh, or give"
+        + " --previous a copy of the last published site")
     // And a to-do table that is not there: the database's error, as before.
     try ChangesTests.change(database, "ALTER TABLE todo RENAME TO other")
     do {

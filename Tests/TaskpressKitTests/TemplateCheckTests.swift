@@ -227,7 +227,11 @@ struct ThemeFolder {
     }
     options.templates = try ThemeFolder(["board.html": "{{colums}}"]).path
     options.strict = false
-    #expect(throws: ThemeError.self) { try site.build(options) }
+    let error = #expect(throws: ThemeError.self) { try site.build(options) }
+    #expect(
+      error?.description
+        == "\(try #require(options.templates))/board.html:1:1: unknown variable 'colums';"
+        + " did you mean 'columns'?")
   }
 }
 

@@ -23,16 +23,59 @@ extension Build {
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
   static func buildDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String {
+    givenDate(options, sourceDateEpoch: sourceDateEpoch) ?? BuildDate.now()
+  }
+
+  /// The date a build was given: `--date`, else `SOURCE_DATE_EPOCH`; nil for an undated build.
+  static func givenDate(_ options: BuildOptions, sourceDateEpoch: String?) -> String? {
     if let date = options.date { return date }
     if let epoch = sourceDateEpoch.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
       return BuildDate.format(epoch)
     }
-    return BuildDate.now()
+    return nil
+  }
+
+  /// Each to-do's history as this build carries it on, made before the pages from the to-dos'
+  /// changes alone (the other sources are compared after the pages): the to-dos' pages show
+  /// it. Its to-dos, first builds and events are those `ChangeReport.make` records (the file
+  /// also lists builds that changed only possessions or contacts, and drops what the history
+  /// limit drops). `date` is the one this build records.
+  static func timelines(
+    previous: PreviousBuild, plan: SitePlan, labels: Labels, inKeyOrder: Bool,
+    date: () -> String
+  ) -> TodoHistory {
+    var changes: [Change] = []
+    if let compared = previous.comparedTodos {
+      changes = compared.changes
+    } else if let old = previous.todos {
+      changes = ChangeDiff.todos(
+        old, plan.todos, at: plan.todoPositionsByPK, labels: labels, inKeyOrder: inKeyOrder)
+    }
+    var history = previous.history?.builds ?? []
+    if history.isEmpty {
+      history = [
+        HistoryEntry(
+          build: 1, date: nil, changes: 0, todos: nil, possessions: nil, contacts: nil)
+      ]
+    }
+    var number: Int?
+    if !changes.isEmpty {
+      let next = (history.last?.build ?? 1) + 1
+      history.append(
+        HistoryEntry(
+          build: next, date: date(), changes: changes.count, todos: nil, possessions: nil,
+          contacts: nil))
+      number = next
+    }
+    return TodoHistory.carried(
+      previous.todoHistory, history: history, number: number, changes: changes,
+      current: plan.todoPositionsByPK.lazy.map { [todos = plan.todos] in todos.pk($0) },
+      unknownFirst: previous.history?.builds.first?.build ?? 1)
   }
 
   /// Renders the pages that show the record of changes (the first index page and
   /// `changes.html`), once the photos are named, and adds `data/changes.json`,
-  /// `data/history.json` and `feed.xml`; returns the pages rendered.
+  /// `data/history.json`, `feed.xml` and `feed.json`; returns the pages rendered.
   static func stageChangePages(
     _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
     options: BuildOptions, labels: Labels
@@ -52,9 +95,18 @@ extension Build {
     try writer.add(files, contents: UnsafeRawBufferPointer(output.bytes), ends: ends)
     try writer.add("data/changes.json", bytes: report.changesJSON)
     try writer.add("data/history.json", bytes: report.historyJSON)
+    if let bytes = report.todoHistoryJSON {
+      try writer.add("data/" + TodoHistory.fileName, bytes: bytes)
+    }
     try writer.add(
       "feed.xml",
       bytes: AtomFeed.xml(
+        report, labels: labels, lang: options.locale.rawValue,
+        siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
+        baseURL: options.baseURL))
+    try writer.add(
+      "feed.json",
+      bytes: JSONFeed.json(
         report, labels: labels, lang: options.locale.rawValue,
         siteTitle: options.title ?? labels["siteTitle"], routes: plan.routes,
         baseURL: options.baseURL))
@@ -78,8 +130,7 @@ extension Build {
       switch source {
       case .todos: export = DataExport.todosJSON(Array(plan.todosByPK), strings: strings)
       case .possessions:
-        export = DataExport.possessionsJSON(
-          plan.possessions, photoURLs: photoFiles.mapValues(\.path))
+        export = DataExport.possessionsJSON(plan.possessions, photoFiles: photoFiles)
       case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
       }
       return (name, Array(export.bytes))

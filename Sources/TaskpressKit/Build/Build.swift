@@ -71,13 +71,18 @@ public enum Build {
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
     let photoSettings = try PhotoSettings(theme: theme, options: options)
+    let photoCache = try options.photoCache.map {
+      try PhotoCache(folder: $0, limit: options.photoCacheSize)
+    }
 
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
     let inputsDescription = inputsDescription(
       options, theme: theme, sourceDateEpoch: sourceDateEpoch)
-    let historyLimit = " history-limit \(options.historyLimit)"
+    let historyLimit =
+      " history-limit \(options.historyLimit)"
+      + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
     // is the previous build. A build that fails waits for them before it returns.
@@ -180,6 +185,7 @@ public enum Build {
     if !readsEarly { startReadingTodos() }
     let staging = StagingState()
     let photoWarnings = Mutex<(warnings: [BuildWarning], decoded: Int)>(([], 0))
+    let photoSeconds = Mutex(0.0)
     let stagingPhotos = DispatchGroup()
     var possessionSource: PossessionSource?
     defer { possessionSource?.close() }
@@ -226,13 +232,17 @@ public enum Build {
               staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
               return
             }
+            let photosStarted = ContinuousClock.now
             let (files, warnings, decoded) = try exportPhotos(
-              possessions, from: source, to: writer, settings: photoSettings, jobs: jobs,
+              possessions, from: source, to: writer, settings: photoSettings, cache: photoCache,
+              jobs: jobs,
               stopping: {
                 probe.beforePhoto { staging.isCancelled }
                 return staging.isStopping
               })
             photoWarnings.withLock { $0 = (warnings, decoded) }
+            // Before the pages are told: they read it once the photos are done.
+            photoSeconds.withLock { $0 = seconds(since: photosStarted) }
             staging.photosDone(files)
           } catch {
             staging.fail(-1, error)
@@ -388,6 +398,7 @@ public enum Build {
       // The photos' warnings come once they are published (they need decoding).
       let (photoProblems, decoded) = photoWarnings.withLock { $0 }
       summary.photosDecoded = decoded
+      summary.photoSeconds = photoSeconds.withLock { $0 }
       for warning in photoProblems {
         reporter.warning(warning)
       }
@@ -411,6 +422,7 @@ public enum Build {
       let report = ChangeReport.make(
         previous: previous, plan: plan, photoFiles: photoFiles, labels: labels,
         date: { buildDate(options, sourceDateEpoch: sourceDateEpoch) },
+        givenDate: givenDate(options, sourceDateEpoch: sourceDateEpoch),
         limit: options.historyLimit, baseURL: options.baseURL,
         inKeyOrder: renderer.paths.contains(.keyOrderDiff))
       var changesContext = PageContext(
@@ -430,12 +442,28 @@ public enum Build {
         try writer.add(asset.path, bytes: asset.contents)
       }
       if let baseURL = options.baseURL {
-        try writer.add(
-          "sitemap.xml",
-          bytes: plan.sitemap(baseURL: baseURL, adding: changePages.filter { $0 != .index(1) }))
+        let sitemaps = plan.sitemapFiles(
+          baseURL: baseURL, adding: changePages.filter { $0 != .index(1) },
+          limits: options.sitemapLimits)
+        for (path, bytes) in sitemaps {
+          try writer.add(path, bytes: bytes)
+        }
+      }
+      if plan.hasTodos, plan.hasDueDates {
+        let siteTitle = options.title ?? labels["siteTitle"]
+        let calendar = ICalendar(
+          plan: plan, labels: labels, siteTitle: siteTitle, baseURL: options.baseURL)
+        let previous = FileManager.default.contents(
+          atPath: OutputWriter.trimmed(options.previous ?? options.output) + "/calendar.ics")
+        let stamp = buildDate(options, sourceDateEpoch: sourceDateEpoch)
+        for (path, bytes) in calendar.files(previous: previous.map(Array.init), stamp: stamp) {
+          try writer.add(path, bytes: bytes)
+        }
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
+      } else if let baseURL = options.baseURL {
+        try writer.add("robots.txt", bytes: Sitemap.robots(baseURL: baseURL))
       }
       if interrupt.isSet {
         throw OutputError(path: writer.root, reason: OutputError.interrupted)
@@ -444,7 +472,7 @@ public enum Build {
       snapshots = Build.snapshots(
         options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
       if renderer.paths.contains(.incremental), plan.hasTodos {
-        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.todoRows).bytes
+        rowBytes = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows).bytes
       }
       if plan.hasTodos, options.dataCopies.contains(.todos) {
         let (todos, hashes) = (plan.todos, fingerprints.todoRows)
@@ -474,6 +502,7 @@ public enum Build {
       summary.unchanged = output.unchanged
       summary.removed = output.removed
       summary.repaired = output.repaired
+      summary.foundAtFirstBuild = writer.foundAtFirstBuild
       summary.writtenPaths = output.writtenPaths
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings

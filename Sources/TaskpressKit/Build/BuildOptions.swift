@@ -62,6 +62,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var strict: Bool = false
   /// Prints errors only.
   public var quiet: Bool = false
+  /// Prints every warning on its own line (`--warnings all`) instead of the first ten of each
+  /// kind and a line for the rest.
+  public var allWarnings: Bool = false
   /// A JSON file to write the build summary to.
   public var report: String?
   /// The site's title; nil uses the label `siteTitle` of the locale.
@@ -81,6 +84,8 @@ public struct BuildOptions: Sendable, Equatable {
   public var date: String?
   /// How many builds the history of changes keeps.
   public var historyLimit = 100
+  /// URLs and bytes per sitemap file at most: the protocol's, lowered only by tests.
+  var sitemapLimits = SitemapLimits.standard
 
   /// A source whose data copies can be published.
   public enum DataSource: String, Sendable, CaseIterable {
@@ -92,6 +97,14 @@ public struct BuildOptions: Sendable, Equatable {
   public var maxPhotoPixels: Int = 200_000_000
   /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
   public var keepPhotoMetadata: Bool = false
+  /// The static host whose limits the site is checked against after the build (`--host`);
+  /// it changes no byte of the site.
+  public var host: String?
+  /// A folder outside the site where photos' renditions are kept across builds and checkouts
+  /// (`--photo-cache`); none by default.
+  public var photoCache: String?
+  /// The most bytes the photo cache holds; the entries used least recently go first.
+  public var photoCacheSize: Int = 1 << 30
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all

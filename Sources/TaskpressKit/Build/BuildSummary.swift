@@ -19,6 +19,8 @@ public struct BuildSummary: Sendable, Equatable {
   public var seconds = 0.0
   /// Whether an interrupted earlier build was repaired.
   public var repaired = false
+  /// What a first build found in the output folder that taskpress did not write (sorted).
+  public var foundAtFirstBuild: [String] = []
   /// When each phase of the build ended, in seconds since it started: `read` (the sources),
   /// `render` (photos, pages and data copies staged), `commit`.
   public var phases: [Phase] = []
@@ -33,6 +35,9 @@ public struct BuildSummary: Sendable, Equatable {
   /// Photos decoded to make their renditions (those whose renditions were found in the site
   /// already are not).
   public var photosDecoded = 0
+  /// Wall seconds the photos took, from their start (once the possessions were read) to the
+  /// last one published; 0 when none was (the benchmark's photo phase).
+  public var photoSeconds = 0.0
   /// Whether the build read the databases (a rebuild with nothing changed reports the warnings
   /// recorded by the last build that did instead).
   var sourcesRead = false

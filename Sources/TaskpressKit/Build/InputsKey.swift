@@ -254,7 +254,7 @@ extension Build {
 
   /// This program's executable: its device, inode, size and modification time.
   static func programIdentity() -> String {
-    fileIdentity("/proc/self/exe") ?? "unknown executable"
+    fileIdentity(System.executablePath) ?? "unknown executable"
   }
 
   /// Device, inode, size and modification time of the file at `path` (following links).
@@ -262,7 +262,7 @@ extension Build {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
     return
-      "\(info.st_dev) \(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
+      "\(info.st_dev) \(info.st_ino) \(info.st_size) \(info.modificationTime.tv_sec) \(info.modificationTime.tv_nsec)"
   }
 
   /// A `-wal` file's bytes (`no wal` when there is none), read a megabyte at a time: hashed
@@ -300,7 +300,9 @@ extension Build {
   private static func isRacy(_ path: String, now: timespec) -> Bool {
     var info = stat()
     guard stat(path, &info) == 0 else { return false }
-    let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    let modified =
+      Int64(info.modificationTime.tv_sec) * 1_000_000_000
+      + Int64(info.modificationTime.tv_nsec)
     let current = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     return modified > current - timestampGranularity
   }

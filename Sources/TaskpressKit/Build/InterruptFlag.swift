@@ -1,5 +1,10 @@
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A flag that says "stop": set by a signal handler (see `SignalGuard`) or by code, polled by
 /// the build.

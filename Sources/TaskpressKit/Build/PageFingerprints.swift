@@ -14,29 +14,41 @@ import Foundation
 /// What each fingerprinted kind can show is `TemplateModel.pages[kind]` with `common`; the
 /// inputs below cover it (`FingerprintTests` fails when a variable is added to the model
 /// without being looked at here):
-/// - every page: the program, the options that reach a page, the labels, the build's date, the
+/// - every page: the program, the options that reach a page, the labels, the
 ///   theme's files but the templates its kind cannot reach (`TemplateCheck.templateFiles`),
 ///   which sources the site has (its navigation and footer), and the page's own file (its links are relative to it);
+/// - not the build's date, which only pages without a fingerprint show (`PageContext.showsDate`),
+///   but, where the site maps due dates and the build has a date, the `overdue` state of each
+///   to-do a page shows (`shownRows`);
 /// - a to-do's page: its row and its neighbours' (`previous`, `next`), and the index page it is
 ///   listed on (`list`);
 /// - a possession's page: its row and its neighbours', with their photos' files;
-/// - a page of the gallery: the rows it shows, with their photos' files, its number, the
-///   number of pages and the site's counts (its `pagination`);
-/// - an index page or a list page: the rows it lists, its number, and the site's counts (its
-///   `counts`, `lists` and `pagination`).
+/// - a page of the gallery: the rows it shows, with their photos' files, its number and the
+///   number of pages (its `pagination`);
+/// - an index page or a list page: the rows it lists, its number, and the site's `structure`
+///   (its `lists` and `pagination`): not the site's counts, which only the summary pages show
+///   (the first index page, the board), so that a to-do moving between lists changes only
+///   the pages it leaves and enters and the pages whose to-dos shift.
 struct PageFingerprints: Sendable {
   private let plan: SitePlan
   /// By `PageKind.rawValue`: the hash of what every page of the kind shows apart from rows.
   private let bases: [KeyedHash]
-  /// The hash of the site's counts: to-dos in all, complete, pages, each list's count.
-  private let counts: KeyedHash
   /// The output folder's key, with which every hash here is made.
   private let key: HashKey
-  /// The hash of each to-do's row, by position in index order: what a page that shows the
-  /// to-do adds to its fingerprint, hashed once for the five or so pages that show it.
+  /// The hash of what decides the pages there are and their links to each other: the number
+  /// of index pages and of gallery pages, and each list's kind, key and number of pages.
+  private let structure: KeyedHash
+  /// The hash of each to-do's row, by position in index order (`rowHash`): what
+  /// `TodoCopyRecord` records of it.
   let todoRows: [KeyedHash]
+  /// What a page that shows the to-do at each position adds to its fingerprint, hashed once for
+  /// the five or so pages that show it: its row's hash, with its `overdue` state where it can
+  /// be overdue (a build with a date, a to-do with a due date); else `todoRows` itself. What
+  /// `RowRecord` records, so that a to-do whose overdue state flips on a new date is found
+  /// like a changed row.
+  let shownRows: [KeyedHash]
   /// The hash of every input of the pages that show to-dos (a to-do's page, an index page, a
-  /// page of a list) but the rows' texts and due dates: their kinds' `bases`, the `counts`, and
+  /// page of a list) but the rows' texts and due dates: their kinds' `bases`, the `structure`, and
   /// each position's pk, priority and status, which decide the pages there are, their files
   /// and which to-dos each shows; and the possessions' ids, which decide the files of the other
   /// pages with a fingerprint. Two builds with the same layout have the same pages with a
@@ -56,7 +68,7 @@ struct PageFingerprints: Sendable {
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
-    "date", "historyLimit",
+    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize",
   ]
 
   init(
@@ -90,8 +102,8 @@ struct PageFingerprints: Sendable {
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)
-    common.add(sourceDateEpoch ?? "-")
-    common.add(generated ?? "-")
+    // Not the build's date (`generated`, `sourceDateEpoch`): only the pages every build
+    // renders show it; a to-do's `overdue` state is in `shownRows`.
     for (key, text) in labels.texts.sorted(by: { $0.key < $1.key }) {
       common.add(key)
       common.add(text)
@@ -116,26 +128,36 @@ struct PageFingerprints: Sendable {
       }
       return hasher.value
     }
-    var counts = FingerprintHasher(key: key)
-    counts.add(plan.todos.count)
-    counts.add(plan.completeCount)
-    counts.add(plan.pageCount)
-    counts.add(plan.possessions.count)
-    counts.add(plan.contacts.count)
-    for list in plan.lists {
-      counts.add(list.kind.rawValue)
-      counts.add(list.key)
-      counts.add(list.count)
-      Self.add(list.priority, to: &counts)
+    var structure = FingerprintHasher(key: key)
+    structure.add(plan.pageCount)
+    structure.add(plan.galleryPageCount)
+    for (index, list) in plan.lists.enumerated() {
+      structure.add(list.kind.rawValue)
+      structure.add(list.key)
+      structure.add(plan.pageCount(ofList: index))
+      Self.add(list.priority, to: &structure)
     }
-    self.counts = counts.value
+    self.structure = structure.value
     let todos = plan.todos
     todoRows = todos.indices.map { Self.rowHash(todos, at: $0, key: key) }
+    if let today = generated, plan.hasDueDates {
+      shownRows = todos.indices.map { [todoRows] position in
+        guard todos.hasDue(position), !todos.isComplete(position) else {
+          return todoRows[position]
+        }
+        var hasher = FingerprintHasher(key: key)
+        hasher.add(todoRows[position])
+        hasher.add(todos[position].isOverdue(today: today))
+        return hasher.value
+      }
+    } else {
+      shownRows = todoRows
+    }
     var layout = FingerprintHasher(key: key)
     for kind in [PageKind.todo, .index, .list] {
       layout.add(bases[kind.rawValue])
     }
-    layout.add(self.counts)
+    layout.add(self.structure)
     for position in todos.indices {
       layout.add(todos.pk(position))
       Self.add(todos.priority(position), to: &layout)
@@ -167,13 +189,13 @@ struct PageFingerprints: Sendable {
         add(todoAt: neighbour, to: &hasher)
       }
     case .index(let number) where number > 1:
-      hasher.add(counts)
+      hasher.add(structure)
       hasher.add(number)
       for position in plan.todoPositions(onIndexPage: number) {
         add(todoAt: position, to: &hasher)
       }
     case .list(let list, let number):
-      hasher.add(counts)
+      hasher.add(structure)
       hasher.add(list)
       hasher.add(number)
       let todos = plan.lists[list]
@@ -182,7 +204,7 @@ struct PageFingerprints: Sendable {
         add(todoAt: todos.position(index), to: &hasher)
       }
     case .possessions(let number):
-      hasher.add(counts)
+      hasher.add(structure)
       hasher.add(number)
       hasher.add(plan.galleryPageCount)
       for position in plan.possessionPositions(onGalleryPage: number) {
@@ -225,9 +247,9 @@ struct PageFingerprints: Sendable {
   /// and its neighbours', its index page, its page of each list it is on). Nil when the layout
   /// is not the recorded one: then any such page may have changed.
   func pages(showingChangesSince record: RowRecord) -> Set<SitePlan.Page>? {
-    guard record.layout == todoLayout, record.rows.count == todoRows.count else { return nil }
+    guard record.layout == todoLayout, record.rows.count == shownRows.count else { return nil }
     var pages = Set<SitePlan.Page>()
-    for position in todoRows.indices where todoRows[position] != record.rows[position] {
+    for position in shownRows.indices where shownRows[position] != record.rows[position] {
       pages.formUnion(self.pages(showingTodoAt: position))
     }
     return pages
@@ -268,7 +290,7 @@ struct PageFingerprints: Sendable {
   }
 
   private func add(todoAt position: Int, to hasher: inout FingerprintHasher) {
-    hasher.add(todoRows[position])
+    hasher.add(shownRows[position])
   }
 
   /// The hash of the row of the to-do at `position` of `todos`: what a page that shows it adds

@@ -182,13 +182,12 @@ extension Build {
           case .possessionData:
             guard plainContext.dataCopies.contains(.possessions) else { continue }
             guard let files = shared.waitForPhotos(interrupt) else { return }
-            let urls = files.photoFiles.mapValues(\.path)
             try writer.add(
               "data/possessions.json",
-              DataExport.possessionsJSON(plan.possessions, photoURLs: urls))
+              DataExport.possessionsJSON(plan.possessions, photoFiles: files.photoFiles))
             try writer.add(
               "data/possessions.csv",
-              DataExport.possessionsCSV(plan.possessions, photoURLs: urls),
+              DataExport.possessionsCSV(plan.possessions, photoFiles: files.photoFiles),
               byteOrderMark: plainContext.csvByteOrderMark)
           case .contactData:
             guard plainContext.dataCopies.contains(.contacts) else { continue }

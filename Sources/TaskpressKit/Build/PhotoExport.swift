@@ -7,9 +7,11 @@ extension Build {
   /// renditions were decoded. Stops, with an empty result, when `stopping` says so.
   static func exportPhotos(
     _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
-    settings: PhotoSettings, jobs: Int, stopping: @escaping @Sendable () -> Bool
+    settings: PhotoSettings, cache: PhotoCache? = nil, jobs: Int,
+    stopping: @escaping @Sendable () -> Bool
   ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
-    let publisher = PhotoPublisher(settings: settings, source: source, writer: writer)
+    let publisher = PhotoPublisher(
+      settings: settings, source: source, writer: writer, cache: cache)
     let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
     return (files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed))

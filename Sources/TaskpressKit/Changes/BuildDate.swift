@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A build's date, as the record of changes keeps it: RFC 3339 in UTC, to the second
 /// (`2026-12-01T08:30:00Z`). It comes from `--date`, else `SOURCE_DATE_EPOCH`, else the clock,

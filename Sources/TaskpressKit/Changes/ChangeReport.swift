@@ -12,6 +12,8 @@ struct ChangeReport: Sendable {
   var builds: [BuildChanges]
   /// Whether this build recorded changes.
   var changed: Bool
+  /// Each to-do's history, when the site has to-dos.
+  var todoHistory: TodoHistory? = nil
 
   /// Builds listed on each `changes.html` page.
   static let buildsPerPage = 10
@@ -29,11 +31,13 @@ struct ChangeReport: Sendable {
   func page(ofBuildAt index: Int) -> Int { index / Self.buildsPerPage + 1 }
 
   /// The report of a build of `plan` after `previous`; `date` is asked for only when something
-  /// changed, `limit` is how many builds the history keeps; `inKeyOrder`, see
-  /// `ChangeDiff.pair`.
+  /// changed, `givenDate` is the date the build was given (`--date`, `SOURCE_DATE_EPOCH`),
+  /// which the first build records; `limit` is how many builds the history keeps;
+  /// `inKeyOrder`, see `ChangeDiff.pair`.
   static func make(
     previous: PreviousBuild, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
-    labels: Labels, date: () -> String, limit: Int, baseURL: String?, inKeyOrder: Bool = true
+    labels: Labels, date: () -> String, givenDate: String? = nil, limit: Int, baseURL: String?,
+    inKeyOrder: Bool = true
   ) -> ChangeReport {
     let counts = currentCounts(plan)
     let authority = Self.authority(baseURL)
@@ -56,11 +60,13 @@ struct ChangeReport: Sendable {
         ]
       }
     } else {
-      history = [entry(build: 1, date: nil, changes: 0, counts)]
+      history = [entry(build: 1, date: givenDate, changes: 0, counts)]
       builds = []
     }
+    var recorded: Int?
     if !changes.isEmpty {
       let number = (history.last?.build ?? 0) + 1
+      recorded = number
       let when = date()
       history.append(entry(build: number, date: when, changes: changes.count, counts))
       var byKind: [String: Int] = [:]
@@ -74,6 +80,13 @@ struct ChangeReport: Sendable {
     if history.count > limit { history.removeFirst(history.count - limit) }
     let first = history.first?.build ?? 0
     builds.removeAll { $0.build < first }
+    let todoHistory =
+      plan.hasTodos
+      ? TodoHistory.carried(
+        previous.todoHistory, history: history, number: recorded, changes: changes,
+        current: plan.todoPositionsByPK.lazy.map { [todos = plan.todos] in todos.pk($0) },
+        unknownFirst: previous.history?.builds.first?.build ?? 1)
+      : nil
     // Links to the items that are in this build's site.
     let routes = plan.routes
     // The to-dos are looked up by pk (a set of a million of them was 16 MB and 50 ms).
@@ -103,7 +116,8 @@ struct ChangeReport: Sendable {
       ?? (baseURL.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + "feed.xml" }
         ?? "tag:\(authority),2026:feed")
     return ChangeReport(
-      feedID: feedID, history: history, builds: builds, changed: !changes.isEmpty)
+      feedID: feedID, history: history, builds: builds, changed: !changes.isEmpty,
+      todoHistory: todoHistory)
   }
 
   private static func entry(
@@ -155,6 +169,9 @@ struct ChangeReport: Sendable {
   var historyJSON: [UInt8] {
     Self.encode(HistoryFile(format: HistoryFile.currentFormat, feed: feedID, builds: history))
   }
+
+  /// `data/todo-history.json`, when the site has to-dos.
+  var todoHistoryJSON: [UInt8]? { todoHistory?.bytes }
 
   /// `data/changes.json`.
   var changesJSON: [UInt8] {

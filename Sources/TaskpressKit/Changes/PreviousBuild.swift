@@ -36,6 +36,8 @@ struct PreviousBuild: Sendable, Equatable {
   var contacts: [Contact]?
   var history: HistoryFile?
   var changes: ChangesFile?
+  /// Each to-do's history (`data/todo-history.json`).
+  var todoHistory: TodoHistory?
   /// What could not be compared, as warnings.
   var warnings: [BuildWarning] = []
 
@@ -49,7 +51,7 @@ struct PreviousBuild: Sendable, Equatable {
   /// Whether there was nothing to compare with: the site's first build.
   var isEmpty: Bool {
     todos == nil && todoCopy == nil && comparedTodos == nil && possessions == nil
-      && contacts == nil && history == nil
+      && contacts == nil && history == nil && todoHistory == nil
   }
 
   /// The name of a source's snapshot in the state folder.
@@ -111,6 +113,21 @@ struct PreviousBuild: Sendable, Equatable {
       }
       previous.changes = changes
     }
+    if sources.contains(.todos),
+      let file = try decode(
+        TodoHistory.File.self, at: data + TodoHistory.fileName, "to-do history")
+    {
+      let path = data + TodoHistory.fileName
+      guard file.format == TodoHistory.currentFormat else {
+        throw unreadable(
+          path, "to-do history",
+          "its format is '\(file.format)', not '\(TodoHistory.currentFormat)'")
+      }
+      guard let history = TodoHistory(file) else {
+        throw unreadable(path, "to-do history", "its builds or to-dos are not in increasing order")
+      }
+      previous.todoHistory = history
+    }
     // The report counts the previous to-dos when the history has no builds: all are read.
     if let copy = previous.todoCopy, previous.history?.builds.isEmpty ?? true {
       previous.todoCopy = nil
@@ -166,7 +183,7 @@ struct PreviousBuild: Sendable, Equatable {
         defer { close(fd) }
         var pieces = DataCopyReader.Pieces { buffer in
           while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let count = System.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 || errno != EINTR { return count }
           }
         }

@@ -31,8 +31,9 @@ struct TodoCopyRecord: Sendable, Equatable {
       UInt64(bitPattern: Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec))
     }
     return [
-      UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size), nanoseconds(info.st_mtim),
-      nanoseconds(info.st_ctim),
+      UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size),
+      nanoseconds(info.modificationTime),
+      nanoseconds(info.statusChangeTime),
     ]
   }
 

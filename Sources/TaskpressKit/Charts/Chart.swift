@@ -67,13 +67,15 @@ enum Chart {
   static let trendHeight = 300
   static let trendWidth = 600
   private static let margin = 16
+  /// Room on the left of the trend's plot for its values (0 and the largest count).
+  private static let valueGutter = 56
 
   /// A line of open and one of complete to-dos over `points` (oldest first), from zero to the
-  /// largest count; one point is a dot of each.
+  /// largest count, with those two values on the left; one point is a dot of each.
   static func trend(_ points: [TrendPoint], title: String, description: String) -> String {
     let top = margin
     let bottom = trendHeight - margin
-    let left = margin
+    let left = margin + valueGutter
     let right = trendWidth - margin
     let largest = max(1, points.map { max($0.open, $0.complete) }.max() ?? 1)
     func x(_ index: Int) -> Int {
@@ -86,6 +88,10 @@ enum Chart {
     svg += "<g class=\"chart-grid\" stroke=\"currentColor\" stroke-opacity=\"0.3\">"
     svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(right)\" y2=\"\(top)\"/>"
     svg += "<line x1=\"\(left)\" y1=\"\(bottom)\" x2=\"\(right)\" y2=\"\(bottom)\"/></g>"
+    // The values of the two grid lines.
+    svg += "<g class=\"chart-values\" fill=\"currentColor\" font-size=\"22\" text-anchor=\"end\">"
+    svg += "<text x=\"\(left - 12)\" y=\"\(top + 8)\">\(largest)</text>"
+    svg += "<text x=\"\(left - 12)\" y=\"\(bottom + 8)\">0</text></g>"
     for (kind, value, opacity) in [
       ("in-progress", \TrendPoint.open, " fill-opacity=\"0.6\" stroke-opacity=\"0.6\""),
       ("complete", \TrendPoint.complete, ""),

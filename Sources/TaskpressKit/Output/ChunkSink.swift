@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Receives the bytes of one file in pieces, for `OutputWriter.add(_:streaming:)`.
 ///

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 // Thin wrappers around the Glibc calls of the hot path. Everything works relative to an open
 // directory descriptor and never follows a symbolic link: `O_NOFOLLOW` on opens,
@@ -230,6 +234,6 @@ extension stat {
   var isRegularFile: Bool { (st_mode & S_IFMT) == S_IFREG }
   /// Modification time in nanoseconds since the epoch.
   var modificationNanoseconds: Int64 {
-    Int64(st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st_mtim.tv_nsec)
+    Int64(modificationTime.tv_sec) &* 1_000_000_000 &+ Int64(modificationTime.tv_nsec)
   }
 }

@@ -1,5 +1,10 @@
 import Dispatch
-import Glibc
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Checks of the relative paths given to `OutputWriter`.
 enum OutputPath {

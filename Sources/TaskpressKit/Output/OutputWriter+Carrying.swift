@@ -1,6 +1,11 @@
 import Dispatch
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension OutputWriter {
   // MARK: - Carrying files over without naming them

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension OutputWriter {
   /// Publishes the staged files: after this returns, the output folder holds exactly this
@@ -19,6 +23,7 @@ extension OutputWriter {
         throw OutputError(
           path: displayRoot, reason: "commit() was called while files were still being added")
       }
+      if !s.clashes.isEmpty { throw clashError(s.clashes) }
       let taken = Taken(
         records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots,
         carried: s.carried, carriedCount: s.carriedCount)
@@ -54,6 +59,25 @@ extension OutputWriter {
       }
       throw error
     }
+  }
+
+  /// The most files a clash error names before "and N more".
+  static let clashesNamed = 10
+
+  /// The error of a build whose files would replace files taskpress did not write: one file
+  /// as `add` used to report it, several named together (sorted, the first
+  /// `clashesNamed`).
+  func clashError(_ clashes: [String]) -> OutputError {
+    let sorted = clashes.sorted()
+    guard sorted.count > 1 else {
+      return OutputError(path: display(sorted[0]), reason: OutputError.notWrittenByUs)
+    }
+    var names = sorted.prefix(Self.clashesNamed).map { "'\($0)'" }.joined(separator: ", ")
+    if sorted.count > Self.clashesNamed { names += " and \(sorted.count - Self.clashesNamed) more" }
+    return OutputError(
+      path: displayRoot,
+      reason: "\(sorted.count) files taskpress would write exist and were not written by it: "
+        + "\(names); move them away or delete them")
   }
 
   /// What the staging phase left for the commit.

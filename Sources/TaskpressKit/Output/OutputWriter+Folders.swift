@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension OutputWriter {
   // MARK: - Folders
@@ -108,7 +112,7 @@ extension OutputWriter {
   /// The modification time of the folder open as `fd`, if it can be read.
   static func modificationTime(_ fd: Int32) -> timespec? {
     var info = stat()
-    return fstat(fd, &info) == 0 ? info.st_mtim : nil
+    return fstat(fd, &info) == 0 ? info.modificationTime : nil
   }
 
   /// Puts back a folder's modification time (its access time stays as it is): an abandoned

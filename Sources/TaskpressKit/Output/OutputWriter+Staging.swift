@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 // MARK: - Staging
 
@@ -29,7 +33,12 @@ extension OutputWriter {
             Manifest.Entry(hash: hash, size: size, modified: info.modificationNanoseconds))
         }
       }
-      if known == nil { throw OutputError(path: display(path), reason: OutputError.notWrittenByUs) }
+      if known == nil {
+        // Noted, not thrown: the commit names every such file of the build in one error.
+        state.withLock { $0.clashes.append(path) }
+        return .unchanged(
+          Manifest.Entry(hash: hash, size: size, modified: info.modificationNanoseconds))
+      }
     }
     let (fd, name) = try createStagingFile(slot)
     do throws(SystemError) {
@@ -210,7 +219,7 @@ extension OutputWriter {
       // Read before the first folder is made in it: an abandoned build puts it back.
       var info = stat()
       let parentModified =
-        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.st_mtim : nil
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.modificationTime : nil
       if mkdir(prefix, 0o777) == 0 {
         if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
         s.createdRootFolders.append(prefix)

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 // MARK: - Where taskpress keeps its state
 
@@ -74,7 +78,7 @@ extension OutputWriter {
   func createStateFolder(_ s: inout State) throws(OutputError) {
     _ = try ensureRoot(&s)
     var info = stat()
-    let parentModified = stat(stateParent, &info) == 0 ? info.st_mtim : nil
+    let parentModified = stat(stateParent, &info) == 0 ? info.modificationTime : nil
     if mkdir(statePath, 0o777) == 0 {
       s.modifiedBeforeStaging = parentModified
       s.createdStateFolder = true

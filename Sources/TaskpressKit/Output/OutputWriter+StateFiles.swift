@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension OutputWriter {
   /// Writes `bytes` as the file `name` of the state folder, atomically (a temporary file, then a

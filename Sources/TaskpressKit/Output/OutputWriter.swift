@@ -1,5 +1,10 @@
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Writes a generated site into an output folder safely, in two phases.
 ///
@@ -32,6 +37,9 @@ public final class OutputWriter: @unchecked Sendable {
   /// Whether the previous build was interrupted while writing (its marker was found), so this
   /// build verifies every file and repairs the folder.
   public let repairing: Bool
+  /// What the output folder held that taskpress did not write, sorted, when this is its first
+  /// build there (no manifest) and it was not empty: left as it is, but worth a note.
+  public let foundAtFirstBuild: [String]
 
   let displayRoot: String
   /// taskpress's state folder, beside the output folder, as the user would type it.
@@ -151,6 +159,8 @@ public final class OutputWriter: @unchecked Sendable {
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
     /// How many files `carried` names, when the caller knows.
     var carriedCount: Int?
+    /// Files added where a file taskpress did not write stands: the commit refuses them all.
+    var clashes: [String] = []
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
@@ -182,8 +192,8 @@ public final class OutputWriter: @unchecked Sendable {
   }
 
   /// Opens the output folder `root` as `init(root:interrupt:)` does, and calls `whenLocked` once
-  /// the folder is locked for this build (no other build can change it from then on), or found
-  /// not to exist, and before its manifest is read: what reads the previous site can start
+  /// the folder is locked for this build (no other build can change it from then on; a
+  /// missing folder is made first), and before its manifest is read: what reads the previous site can start
   /// there, beside the reading. It is not called when the folder cannot be opened or locked.
   public init(
     root: String, interrupt: InterruptFlag = .process, whenLocked: () -> Void
@@ -195,37 +205,18 @@ public final class OutputWriter: @unchecked Sendable {
     self.interrupt = interrupt
 
     var initial = State()
-    var info = stat()
-    if stat(displayRoot, &info) != 0 {
-      let error = SystemError.current
-      guard error.code == ENOENT else {
-        throw OutputError(path: displayRoot, reason: error.reason)
-      }
-      initial.folders[""] = .missing
-      // The state of an output folder that is gone describes nothing: a fresh start.
-      FileSystem.removeTree(AT_FDCWD, statePath)
-      whenLocked()
-      previous = Manifest()
-      previousManifestHash = nil
-      repairing = false
-      hashKey = HashKey.random()
-      hashKeyIsNew = true
-      state = Mutex(initial)
-      return
-    }
-    guard info.isDirectory else {
-      throw OutputError(
-        path: displayRoot,
-        reason: info.isRegularFile
-          ? "output path is a file, not a folder" : "output path is not a folder")
-    }
-    let rootFD = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard rootFD >= 0 else {
-      throw OutputError(path: displayRoot, reason: SystemError.current.reason)
-    }
+    // A missing output folder is made (with the folders on its way) and locked before
+    // anything else is written or removed: of two first builds at once, one makes it and
+    // locks it, and the other finds it locked. The folders made are removed if the build is
+    // abandoned.
+    let (rootFD, created) = try Self.openLocked(displayRoot, &initial)
     initial.folders[""] = .open(rootFD)
     do {
-      try Self.lock(rootFD, displayRoot)
+      if created {
+        // The state of an output folder that was gone describes nothing: a fresh start.
+        FileSystem.removeTree(AT_FDCWD, statePath)
+      }
+      try Self.checkWritable(displayRoot, stateParent: stateParent, statePath: statePath)
       try Self.adoptOldState(rootFD, displayRoot, statePath)
       whenLocked()
       let loaded = try Self.loadState(statePath)
@@ -242,7 +233,11 @@ public final class OutputWriter: @unchecked Sendable {
         previousManifestHash = nil
       }
       initial.stateFolderFD = loaded.stateFolderFD
+      foundAtFirstBuild =
+        created || loaded.manifestHash != nil || loaded.repairing
+        ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()
     } catch {
+      for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
       close(rootFD)
       throw error
     }
@@ -251,6 +246,110 @@ public final class OutputWriter: @unchecked Sendable {
 
   deinit {
     abort()
+  }
+
+  /// Opens the output folder `displayRoot` and locks it, making it (and the folders on its way,
+  /// recorded in `s.createdRootFolders`) when it does not exist. Returns its descriptor and
+  /// whether the folder itself was made here. A folder removed or replaced between its opening
+  /// and its locking (by a build that made it and was abandoned) is opened again.
+  static func openLocked(_ displayRoot: String, _ s: inout State) throws(OutputError) -> (
+    Int32, created: Bool
+  ) {
+    var attempts = 0
+    while true {
+      attempts += 1
+      var info = stat()
+      var created = false
+      if stat(displayRoot, &info) != 0 {
+        let error = SystemError.current
+        guard error.code == ENOENT else {
+          throw OutputError(path: displayRoot, reason: error.reason)
+        }
+        created = try makeRootFolders(displayRoot, &s)
+      } else if !info.isDirectory {
+        throw OutputError(
+          path: displayRoot,
+          reason: info.isRegularFile
+            ? "output path is a file, not a folder" : "output path is not a folder")
+      }
+      let rootFD = open(displayRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      guard rootFD >= 0 else {
+        let error = SystemError.current
+        if error.code == ENOENT, attempts < 100 { continue }
+        throw OutputError(path: displayRoot, reason: error.reason)
+      }
+      do throws(OutputError) {
+        try lock(rootFD, displayRoot)
+      } catch {
+        close(rootFD)
+        // The folder is the other build's now: this one leaves it alone.
+        s.createdRootFolders = []
+        s.parentModifiedBeforeStaging = nil
+        throw error
+      }
+      // Locked: is the path still this folder?
+      var opened = stat()
+      var now = stat()
+      if fstat(rootFD, &opened) == 0, stat(displayRoot, &now) == 0,
+        opened.st_dev == now.st_dev, opened.st_ino == now.st_ino
+      {
+        return (rootFD, created)
+      }
+      close(rootFD)
+      guard attempts < 100 else {
+        throw OutputError(
+          path: displayRoot, reason: "kept being removed or replaced while taskpress opened it")
+      }
+    }
+  }
+
+  /// Makes the output folder `displayRoot` and the missing folders on its way, outermost
+  /// first, recording them in `s` (for `abort`, with the modification time of the folder the
+  /// first was made in). Returns whether the output folder itself was made here (false when
+  /// another program made it first).
+  static func makeRootFolders(_ displayRoot: String, _ s: inout State) throws(OutputError)
+    -> Bool
+  {
+    var prefix = displayRoot.hasPrefix("/") ? "/" : ""
+    var madeLast = false
+    for part in displayRoot.split(separator: "/") {
+      let parent = prefix.isEmpty ? "." : prefix
+      prefix += (prefix.isEmpty || prefix == "/" ? "" : "/") + part
+      var info = stat()
+      let parentModified =
+        s.createdRootFolders.isEmpty && stat(parent, &info) == 0 ? info.modificationTime : nil
+      if mkdir(prefix, 0o777) == 0 {
+        if s.createdRootFolders.isEmpty { s.parentModifiedBeforeStaging = (parent, parentModified) }
+        s.createdRootFolders.append(prefix)
+        madeLast = true
+      } else if errno == EEXIST {
+        madeLast = false
+      } else {
+        throw OutputError(path: prefix, reason: SystemError.current.reason)
+      }
+    }
+    return madeLast
+  }
+
+  /// Fails, naming the folder the user gave, when the output folder cannot be written, or its
+  /// state folder (beside it) is missing and cannot be made: found before anything is staged,
+  /// not as a failure of the staging area or halfway through the commit.
+  static func checkWritable(_ displayRoot: String, stateParent: String, statePath: String)
+    throws(OutputError)
+  {
+    if access(displayRoot, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "cannot be written (\(SystemError.current.reason)); make it writable or choose "
+          + "another --output")
+    }
+    if access(statePath, F_OK) != 0, access(stateParent.isEmpty ? "." : stateParent, W_OK) != 0 {
+      throw OutputError(
+        path: displayRoot,
+        reason: "taskpress keeps its state beside this folder, in '\(statePath)', which cannot be "
+          + "made (\(SystemError.current.reason)); make '\(stateParent)' writable or choose "
+          + "another --output")
+    }
   }
 
   /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.

@@ -1,7 +1,12 @@
 import CVipsShim
 import Dispatch
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A photo as the site shows it: its files, narrowest first.
 struct PublishedPhoto: Sendable, Equatable {
@@ -34,13 +39,21 @@ final class PhotoPublisher: Sendable {
   let photosDecoded = Atomic(0)
   /// The renditions the previous build wrote, by their photo's key: path and width.
   private let previousRenditions: [String: [(path: String, width: Int)]]
+  /// Renditions kept outside the site (`--photo-cache`), when there is a cache.
+  let cache: PhotoCache?
+  /// Photos whose renditions came from the cache.
+  let photosFromCache = Atomic(0)
 
   /// Photos up to this size are read whole into memory; larger ones are streamed from the
   /// database each time, so memory does not grow with their size.
   static let bufferLimit = 1 << 20
 
-  init(settings: PhotoSettings, source: PossessionSource, writer: OutputWriter) {
+  init(
+    settings: PhotoSettings, source: PossessionSource, writer: OutputWriter,
+    cache: PhotoCache? = nil
+  ) {
     self.settings = settings
+    self.cache = cache
     self.source = source
     self.writer = writer
     var previous: [String: [(path: String, width: Int)]] = [:]
@@ -97,6 +110,8 @@ final class PhotoPublisher: Sendable {
 
     let decoded = try makeRenditions(decode, jobs: jobs, stopping: stopping)
     if stopping() { return ([:], []) }
+    // Within its bound once this build's entries are stored (and the ones it used marked).
+    cache?.trim()
     outcomes.merge(decoded) { first, _ in first }
 
     var photos: [Int64: PublishedPhoto] = [:]
@@ -138,6 +153,17 @@ final class PhotoPublisher: Sendable {
   /// libvips version), hashed into 16 hexadecimal digits.
   private func renditionKey(_ photo: PhotoInfo, name: String) -> String {
     ContentHash.hex(of: Array("\(name) \(photo.byteCount) \(settings.renditionKey)".utf8))
+  }
+
+  /// The key of the photo named `name` in the cache: its content (the name, and its size) and
+  /// every setting that decides whether and how it is decoded. Nil for a photo whose hash is
+  /// another photo's (`HASH-2`): its name alone does not tell its content.
+  func cacheKey(_ photo: PhotoInfo, name: String) -> String? {
+    guard !name.contains("-") else { return nil }
+    return ContentHash.hex(
+      of: Array(
+        ("photo-cache 1 \(name) \(photo.byteCount) \(photo.format.rawValue) "
+          + "\(settings.renditionKey) max-pixels \(settings.maxPixels)").utf8))
   }
 
   /// Whether `path` names a rendition libvips made, `photos/KEY-WIDTHw.webp`.
@@ -198,6 +224,19 @@ final class PhotoPublisher: Sendable {
   private func makeRenditions(_ photo: PhotoInfo, name: String) throws -> Result<
     PublishedPhoto, Vips.Failure
   > {
+    let cacheKey = cache == nil ? nil : cacheKey(photo, name: name)
+    if let cache, let cacheKey, let stored = cache.read(cacheKey) {
+      let key = renditionKey(photo, name: name)
+      let renditions = stored.map {
+        PublishedPhoto.Rendition(
+          path: Self.renditionPath(key, $0.nameWidth), width: $0.width, height: $0.height)
+      }
+      for (rendition, entry) in zip(renditions, stored) {
+        try writer.add(rendition.path, bytes: entry.bytes)
+      }
+      photosFromCache.add(1, ordering: .relaxed)
+      return .success(PublishedPhoto(renditions: renditions))
+    }
     let loader: tpv_format
     let reader: PhotoBytes
     if photo.format == .bmp {
@@ -236,6 +275,7 @@ final class PhotoPublisher: Sendable {
         loader, reader, widths: widths, quality: settings.quality, jpeg: false,
         keepMetadata: settings.keepMetadata)
       var made: [(PublishedPhoto.Rendition, [UInt8])] = []
+      var stored: [PhotoCache.Rendition] = []
       for (width, image) in zip(widths, images) {
         var encoded = image.bytes
         if !settings.keepMetadata {
@@ -244,6 +284,8 @@ final class PhotoPublisher: Sendable {
           }
           encoded = stripped
         }
+        stored.append(
+          .init(nameWidth: width, width: image.width, height: image.height, bytes: encoded))
         made.append(
           (
             .init(path: Self.renditionPath(key, width), width: image.width, height: image.height),
@@ -254,6 +296,7 @@ final class PhotoPublisher: Sendable {
       for (rendition, bytes) in made {
         try writer.add(rendition.path, bytes: bytes)
       }
+      if let cache, let cacheKey { cache.store(stored, key: cacheKey) }
       return .success(PublishedPhoto(renditions: made.map(\.0)))
     } catch let failure as Vips.Failure {
       return .failure(failure)
@@ -303,14 +346,31 @@ final class PhotoPublisher: Sendable {
     return (TPV_PPM, PhotoBytes(count: ppm.count, read: ppm.read))
   }
 
-  /// The photo read from the database piece by piece as libvips asks for it.
+  /// Bytes of a streamed photo read from the database at once (see `streamed`).
+  static let streamWindow = 1 << 20
+
+  /// The photo read from the database piece by piece as libvips asks for it, a window of
+  /// `streamWindow` bytes at a time. libvips asks for 4 KB at a time, and each read of a blob at
+  /// an offset walks SQLite's chain of overflow pages from the start (the blob handle is moved
+  /// between photos, which drops its cache of the chain): read 4 KB at a time, a 5.7 MB photo
+  /// took some 130,000 page reads (`pread`) where a window takes a few thousand.
   private func streamed(_ photo: PhotoInfo) -> PhotoBytes {
-    PhotoBytes(count: Int(photo.byteCount)) { [self] offset, buffer in
-      let piece = try sourceLock.withLock { _ in
-        try source.readPhoto(photo, offset: offset, count: buffer.count)
+    var window: [UInt8] = []
+    var windowStart = 0
+    return PhotoBytes(count: Int(photo.byteCount)) { [self] offset, buffer in
+      if offset < windowStart || offset >= windowStart + window.count {
+        window = try sourceLock.withLock { _ in
+          try source.readPhoto(photo, offset: offset, count: max(buffer.count, Self.streamWindow))
+        }
+        windowStart = offset
       }
-      piece.withUnsafeBytes { buffer.copyMemory(from: $0) }
-      return piece.count
+      let length = min(buffer.count, window.count - (offset - windowStart))
+      guard length > 0 else { return 0 }
+      window.withUnsafeBytes { bytes in
+        let from = offset - windowStart
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<from + length]))
+      }
+      return length
     }
   }
 

@@ -1,6 +1,11 @@
 import CVipsShim
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// taskpress's door to libvips (through `CVipsShim`): a photo's header, and renditions made with
 /// the loader of its sniffed format only. Every read goes through a ``PhotoBytes``, so a photo

@@ -21,27 +21,32 @@ extension PageContext {
     return "\(kind): \(listLabel(index))"
   }
 
-  /// A list as templates see it, linked from `file`.
-  func listValue(_ index: Int, from file: String, current: Int? = nil) -> MustacheValue {
+  /// A list as templates see it, linked from `file`; with its `count` on a summary page only
+  /// (`withCount`): a page that shows a site-wide count changes whenever a to-do moves
+  /// between lists.
+  func listValue(_ index: Int, from file: String, current: Int? = nil, withCount: Bool)
+    -> MustacheValue
+  {
     let list = plan.lists[index]
-    let fields: Fields = [
+    var fields: Fields = [
       "kind": .string(list.kind.rawValue),
       "key": .string(list.key),
       "label": .string(listLabel(index)),
       "title": .string(listTitle(index)),
-      "count": .int(Int64(list.count)),
       "url": .string(plan.routes.link(to: list.name(page: 1), fromFile: file)),
       "current": .bool(index == current),
     ]
+    if withCount { fields["count"] = .int(Int64(list.count)) }
     return .computed(fields)
   }
 
-  /// `lists.status` and `lists.priority`: every filtered list, linked from `file`.
-  func listLinks(from file: String, current: Int? = nil) -> MustacheValue {
+  /// `lists.status` and `lists.priority`: every filtered list, linked from `file`, with their
+  /// counts on a summary page only (`withCounts`).
+  func listLinks(from file: String, current: Int? = nil, withCounts: Bool) -> MustacheValue {
     func of(_ kind: SitePlan.TodoList.Kind) -> MustacheValue {
       .array(
         plan.lists.indices.filter { plan.lists[$0].kind == kind }.map {
-          listValue($0, from: file, current: current)
+          listValue($0, from: file, current: current, withCount: withCounts)
         })
     }
     return .object(["status": of(.status), "priority": of(.priority)])
@@ -81,13 +86,14 @@ extension PageContext {
     let percent = Chart.percent(complete, of: total)
     let summary = labels.format(
       "progressSummary", ["complete": "\(complete)", "total": "\(total)", "percent": "\(percent)"])
-    let progress: [String: MustacheValue] = [
+    var progress: [String: MustacheValue] = [
       "percent": .int(Int64(percent)), "complete": .int(Int64(complete)),
       "total": .int(Int64(total)), "summary": .string(summary),
       "svg": .string(
         Chart.progress(
           complete: complete, total: total, title: labels["progress"], description: summary)),
     ]
+    if let change = changeSinceLast() { progress["change"] = .string(change) }
     return .object([
       "progress": .object(progress),
       "priority": priorityChart(from: file),
@@ -133,6 +139,35 @@ extension PageContext {
     return .object(["rows": .array(rows)])
   }
 
+  /// The change between the last two recorded builds, in the `changeSinceLast` label
+  /// (`+14 completed, +2 added since the last build: 43% → 50% complete`); nil with fewer.
+  func changeSinceLast() -> String? {
+    let points = trendPoints
+    guard points.count >= 2 else { return nil }
+    let before = points[points.count - 2]
+    let after = points[points.count - 1]
+    func signed(_ value: Int) -> String { value > 0 ? "+\(value)" : value < 0 ? "−\(-value)" : "0" }
+    return labels.format(
+      "changeSinceLast",
+      [
+        "completed": signed(after.complete - before.complete),
+        "added": signed(after.open + after.complete - before.open - before.complete),
+        "before": "\(Chart.percent(before.complete, of: before.open + before.complete))",
+        "after": "\(Chart.percent(after.complete, of: after.open + after.complete))",
+      ])
+  }
+
+  /// The labels under the trend's axis: every point's when there are at most
+  /// `axisLabels`, else the first, the last and evenly spaced ones between.
+  func trendAxis(_ points: [TrendPoint]) -> [String] {
+    let limit = Self.axisLabels
+    guard points.count > limit else { return points.map(trendLabel) }
+    return (0..<limit).map { points[$0 * (points.count - 1) / (limit - 1)] }.map(trendLabel)
+  }
+
+  /// The most labels under the trend's axis (each is a date, some 6rem wide).
+  static let axisLabels = 5
+
   /// A trend point's label: its date, else its build's number, else "This build".
   func trendLabel(_ point: TrendPoint) -> String {
     if let date = point.date { return labels.date(iso: date) }
@@ -161,6 +196,7 @@ extension PageContext {
       "points": .array(points),
       "count": .int(Int64(points.count)),
       "hasMany": .bool(points.count > 1),
+      "axis": .array(trendAxis(history).map { .object(["label": .string($0)]) }),
       "first": .string(history.first.map(trendLabel) ?? labels["thisBuild"]),
       "last": .string(history.last.map(trendLabel) ?? labels["thisBuild"]),
       "svg": .string(

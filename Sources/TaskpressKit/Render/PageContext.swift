@@ -5,7 +5,13 @@ struct PageContext: Sendable {
   let plan: SitePlan
   let labels: Labels
   let labelsValue: MustacheValue
+  /// `site` as most pages see it: without the build's date.
   let siteValue: MustacheValue
+  /// `site` on the pages whose subject the build's date is (`showsDate(_:)`): with
+  /// `generated` and `generatedDate` when the build has a date; else `siteValue`.
+  let datedSiteValue: MustacheValue
+  /// Whether the build has a date (`SOURCE_DATE_EPOCH`).
+  let hasDate: Bool
   let baseURL: String?
   /// The sources whose data copies are published (the footer links to those only).
   let dataCopies: Set<BuildOptions.DataSource>
@@ -79,11 +85,23 @@ struct PageContext: Sendable {
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if noindex { site["noindex"] = true }
+    if plan.hasTodos, plan.hasDueDates {
+      // `calendar.ics`: by `webcal:` for an https site (calendar apps subscribe to it).
+      var calendar: [String: MustacheValue] = [:]
+      if let baseURL, baseURL.hasPrefix("https://") {
+        let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        calendar["webcal"] = .string(
+          "webcal://" + base.dropFirst("https://".count) + "calendar.ics")
+      }
+      site["calendar"] = .object(calendar)
+    }
+    siteValue = .object(site)
+    hasDate = generated != nil
     if let generated {
       site["generated"] = .string(generated)
       site["generatedDate"] = .string(labels.date(iso: generated))
     }
-    siteValue = .object(site)
+    datedSiteValue = .object(site)
     folders = Self.makeFolders(self)
   }
 
@@ -147,10 +165,12 @@ struct PageContext: Sendable {
       let items = TodoListValues(links: links)
       context["todos"] = .list(
         MustacheList(count: positions.count) { items.value(at: positions.lowerBound + $0) })
-      context["counts"] = counts()
+      // The site-wide counts on the first page only, a summary page: the others change only
+      // with the to-dos they list.
+      if number == 1 { context["counts"] = counts() }
       context["pagination"] = pagination(
         number, total: plan.pageCount, from: file, name: { plan.name(of: .index($0)) })
-      context["lists"] = listLinks(from: file)
+      context["lists"] = listLinks(from: file, withCounts: number == 1)
       if number == 1, let changes {
         context["latestChanges"] = latestChanges(changes, from: file)
         context["history"] = history(changes)
@@ -171,8 +191,9 @@ struct PageContext: Sendable {
       let start = min((number - 1) * plan.pageSize, todos.count)
       let end = min(start + plan.pageSize, todos.count)
       let items = TodoListValues(links: todoLinks(from: file, folder: folder))
-      context["list"] = listValue(list, from: file)
-      context["lists"] = listLinks(from: file, current: list)
+      // Without counts: a list's pages change only with the to-dos they list.
+      context["list"] = listValue(list, from: file, withCount: false)
+      context["lists"] = listLinks(from: file, current: list, withCounts: false)
       context["todos"] = .list(
         MustacheList(count: end - start) { items.value(at: todos.position(start + $0)) })
       context["pagination"] = pagination(
@@ -219,19 +240,32 @@ struct PageContext: Sendable {
 
   // MARK: - Common to every page
 
+  /// Whether `page` shows the build's date (`site.generated`): the first page and the record
+  /// of changes, whose subject it is, and which every build renders. The others do not, so
+  /// that a build on a new date rewrites only them and the to-dos whose `overdue` state
+  /// flips (`PageFingerprints`).
+  static func showsDate(_ page: SitePlan.Page) -> Bool {
+    switch page {
+    case .index(1), .changes, .possessionsFront, .contactsFront: true
+    default: false
+    }
+  }
+
   func common(for page: SitePlan.Page, file: String, folder: FolderValues?)
     -> PageValues
   {
     let section = Self.section(of: page)
+    let dated = hasDate && Self.showsDate(page)
     // A web server serves 404.html for a missing page at any depth: with a base URL its links
-    // are absolute, so they work wherever it is served.
+    // are absolute, so they work wherever it is served. A page with the date has a chrome of
+    // its own: the templates specialized for a folder's chrome are for the `site` without it.
     let chrome =
       page == .notFound && baseURL != nil
       ? makeChrome(file: file, section: section, absoluteBase: baseURL)
-      : folder?.chromes[section] ?? makeChrome(file: file, section: section)
+      : (dated ? nil : folder?.chromes[section]) ?? makeChrome(file: file, section: section)
     return PageValues(
-      site: siteValue, labels: labelsValue, page: .computed(pageInfo(page, file: file)),
-      chrome: chrome)
+      site: dated ? datedSiteValue : siteValue, labels: labelsValue,
+      page: .computed(pageInfo(page, file: file)), chrome: chrome)
   }
 
   /// What `page` says of itself (`page.title`, ...).

@@ -160,12 +160,54 @@ struct ContactValue: TemplateRow {
   let strings: RowStrings
 
   enum Field: String, TemplateField {
-    case id, name, title, text, address, phone, url
+    case id, name, title, text, address, phone, tel, url
     static let table = FieldTable(Self.self)
+  }
+
+  func has(_ field: Field) -> Bool {
+    field != .tel || Self.tel(contact.phone) != nil
+  }
+
+  /// The number of `phone` for a `tel:` link: its digits (any script's decimal digits, as
+  /// ASCII), with a `+` when one comes before the first digit. Only a phone made of digits,
+  /// spaces, `+`, `.`, `/`, dashes and brackets (in any width) is a number; an extension after
+  /// it (the first letter after a digit: `ext. 12`, `x12`) is left out. Nil for anything else
+  /// and for fewer than three digits.
+  static func tel(_ phone: String) -> String? {
+    var number = ""
+    var digits = 0
+    var plus = false
+    for scalar in phone.unicodeScalars {
+      let properties = scalar.properties
+      if properties.numericType == .decimal, let value = properties.numericValue,
+        (0...9).contains(value)
+      {
+        if digits == 0, plus { number = "+" }
+        number += String(Int(value))
+        digits += 1
+        continue
+      }
+      switch scalar {
+      case "+", "\u{FF0B}":
+        plus = plus || digits == 0
+        continue
+      case ".", "/", "\u{FF0E}", "\u{FF0F}", "\u{2212}", "\u{30FC}":
+        continue
+      default: break
+      }
+      switch properties.generalCategory {
+      case .spaceSeparator, .dashPunctuation, .openPunctuation, .closePunctuation: continue
+      default: break
+      }
+      if properties.isAlphabetic || scalar == "#" || scalar == ";", digits > 0 { break }
+      return nil
+    }
+    return digits >= 3 ? number : nil
   }
 
   func answer<Sink: FieldSink>(_ field: Field, to sink: Sink, _ body: TextBody) -> Sink.Result {
     switch field {
+    case .tel: Self.tel(contact.phone).map { sink.text($0, body) } ?? sink.missing
     case .title, .text:
       contact.name.isEmpty
         ? sink.text("\(strings.contacts) \(contact.id)", body) : sink.text(contact.name, body)

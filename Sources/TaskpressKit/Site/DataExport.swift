@@ -114,29 +114,47 @@ enum DataExport {
     "id", "name", "description", "photo", "photo_width", "photo_height",
   ]
 
-  static func possessionsJSON(_ possessions: [Possession], photoURLs: [Int64: String]) -> ByteBuffer
-  {
+  /// The width and height a copy gives for `possession`'s photo: those of the published file
+  /// (upright, after its EXIF orientation), else those stored in the database.
+  static func photoSize(_ possession: Possession, _ file: PageContext.PhotoFile?) -> (
+    width: Int64?, height: Int64?
+  ) {
+    if let file, let width = file.width, let height = file.height {
+      return (Int64(width), Int64(height))
+    }
+    return (possession.photo?.width.map(Int64.init), possession.photo?.height.map(Int64.init))
+  }
+
+  /// The possessions' JSON copy; `photoFiles` are the published photos, by possession id.
+  static func possessionsJSON(
+    _ possessions: [Possession], photoFiles: [Int64: PageContext.PhotoFile]
+  ) -> ByteBuffer {
     JSONWriter.array(possessions, keys: possessionColumns) { possession, json in
+      let file = photoFiles[possession.id]
+      let size = photoSize(possession, file)
       json.integer(possession.id)
       json.text(possession.name)
       json.text(possession.description)
-      json.text(photoURLs[possession.id])
-      json.integer(possession.photo?.width.map(Int64.init))
-      json.integer(possession.photo?.height.map(Int64.init))
+      json.text(file?.path)
+      json.integer(size.width)
+      json.integer(size.height)
     }
   }
 
-  static func possessionsCSV(_ possessions: [Possession], photoURLs: [Int64: String])
-    -> ByteBuffer
-  {
+  /// The possessions' CSV copy; `photoFiles` are the published photos, by possession id.
+  static func possessionsCSV(
+    _ possessions: [Possession], photoFiles: [Int64: PageContext.PhotoFile]
+  ) -> ByteBuffer {
     var csv = CSVWriter(header: possessionColumns, rows: possessions.count)
     for possession in possessions {
+      let file = photoFiles[possession.id]
+      let size = photoSize(possession, file)
       csv.integer(possession.id)
       csv.text(possession.name)
       csv.text(possession.description)
-      csv.text(photoURLs[possession.id] ?? "")
-      csv.integer(possession.photo?.width.map(Int64.init))
-      csv.integer(possession.photo?.height.map(Int64.init))
+      csv.text(file?.path ?? "")
+      csv.integer(size.width)
+      csv.integer(size.height)
       csv.endRow()
     }
     return csv.finish()

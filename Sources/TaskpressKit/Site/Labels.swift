@@ -95,6 +95,7 @@ public struct Labels: Sendable, Equatable {
     "progressSummary": ["complete", "total", "percent"],
     "chartRow": ["priority", "inProgress", "complete"],
     "trendPoint": ["date", "inProgress", "complete"],
+    "changeSinceLast": ["completed", "added", "before", "after"],
     "andMore": ["count"],
   ]
 
@@ -140,6 +141,8 @@ public struct Labels: Sendable, Equatable {
     "changes": "Changes",
     "latestChanges": "Latest changes",
     "feed": "Atom feed",
+    "subscribe": "Subscribe",
+    "subscribeTitle": "Due dates in your calendar app (iCalendar)",
     "noChanges": "No changes recorded yet: the next build that changes the data lists them here.",
     "buildNumber": "Build {n}",
     "changesCount": "{count} changes",
@@ -178,6 +181,8 @@ public struct Labels: Sendable, Equatable {
     "trend": "In Progress and Complete over the builds",
     "trendPoint": "{date}: {inProgress} In Progress, {complete} Complete",
     "thisBuild": "This build",
+    "changeSinceLast":
+      "{completed} completed, {added} added since the last build: {before}% → {after}% complete",
     "numbers": "The numbers",
     "andMore": "and {count} more",
     "otherPriorities": "Other priorities",
@@ -226,6 +231,8 @@ public struct Labels: Sendable, Equatable {
     "changes": "変更",
     "latestChanges": "最近の変更",
     "feed": "Atom フィード",
+    "subscribe": "カレンダー登録",
+    "subscribeTitle": "期限をカレンダーアプリで見る (iCalendar)",
     "noChanges": "まだ変更の記録はありません。データが変わると次のビルドでここに載ります。",
     "buildNumber": "ビルド {n}",
     "changesCount": "{count}件の変更",
@@ -264,6 +271,7 @@ public struct Labels: Sendable, Equatable {
     "trend": "ビルドごとの進行中と完了",
     "trendPoint": "{date}: 進行中 {inProgress}件、完了 {complete}件",
     "thisBuild": "今回のビルド",
+    "changeSinceLast": "前回のビルドから 完了 {completed}件、追加 {added}件：完了率 {before}% → {after}%",
     "numbers": "数値",
     "andMore": "ほか {count}件",
     "otherPriorities": "その他の優先度",

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// To-dos packed in a few arrays: each to-do's pk, priority and state as plain numbers, and
 /// every text in one block of memory (``TodoTexts``). About 25 bytes and the text a to-do,

@@ -171,6 +171,8 @@ a:hover { text-decoration-thickness: 2px; }
 }
 .site-nav a:hover { color: var(--text); background: var(--bg); }
 .site-nav a[aria-current="page"] { color: var(--accent-text); background: var(--accent); }
+.subscribe { font-size: 0.9rem; color: var(--muted); }
+.subscribe:hover { color: var(--text); }
 
 main.wrap { padding-top: 2rem; padding-bottom: 3rem; min-height: 60vh; }
 main:focus { outline: none; }
@@ -289,7 +291,13 @@ p, li { overflow-wrap: anywhere; }
 .swatch { display: inline-block; width: 0.75em; height: 0.75em; border-radius: 2px; margin-right: 0.3em; vertical-align: -0.05em; print-color-adjust: exact; -webkit-print-color-adjust: exact; }
 .swatch-in-progress { background: var(--chart-in-progress); }
 .swatch-complete { background: var(--chart-complete); }
-.chart-axis { display: flex; justify-content: space-between; margin: 0.25rem 0 0; color: var(--muted); font-size: 0.85rem; }
+.chart-axis { display: flex; justify-content: space-between; gap: 0.5rem; margin: 0.25rem 0 0; color: var(--muted); font-size: 0.85rem; }
+/* The trend's plot starts after its values (56 + 16 of its 600 units). */
+.chart-axis-trend { padding-left: 12%; }
+.chart-values { fill: var(--muted); }
+.progress-change { margin: 0.5rem 0 0; }
+/* The table never makes the page wider than the window: on a narrow phone it scrolls in its card. */
+.report-priority { overflow-x: auto; }
 .chart-legend { margin: 0.25rem 0; color: var(--muted); font-size: 0.9rem; }
 .chart-legend .swatch:not(:first-child) { margin-left: 0.75rem; }
 details summary { cursor: pointer; color: var(--accent); }
@@ -370,7 +378,8 @@ details summary { cursor: pointer; color: var(--accent); }
 }
 .no-photo { display: grid; place-items: center; color: var(--muted); font-size: 2rem; }
 .photo { margin: 0 0 1.5rem; }
-.photo img { max-width: 100%; height: auto; border-radius: var(--radius); box-shadow: var(--shadow); }
+/* A photo fits the window: as wide as the page allows, and no taller than the window. */
+.photo img { max-width: 100%; max-height: calc(100vh - 4rem); width: auto; height: auto; object-fit: contain; border-radius: var(--radius); box-shadow: var(--shadow); }
 .description { white-space: pre-line; }
 .no-photo-note { color: var(--muted); font-style: italic; }
 
@@ -412,6 +421,8 @@ details summary { cursor: pointer; color: var(--accent); }
   body { font-size: 15px; }
   .report-card { padding: 0.75rem; }
   .chart-table th, .chart-table td { padding: 0.3rem 0.2rem; }
+  .chart-table thead .number { white-space: normal; }
+  .chart-cell { min-width: 1.5rem; }
   main.wrap { padding-top: 1.25rem; }
   .prevnext .next { text-align: left; }
 }
@@ -423,7 +434,7 @@ details summary { cursor: pointer; color: var(--accent); }
 @media print {
   :root { --bg: #fff; --surface: #fff; --column-bg: #fff; --text: #000; --muted: #333; --border: #999; --shadow: none; }
   body { font-size: 11pt; }
-  .site-header nav, .skip-link, .site-footer, .prevnext, #contact-search, .letters { display: none; }
+  .site-header nav, .subscribe, .skip-link, .site-footer, .prevnext, #contact-search, .letters { display: none; }
   .site-header { border: 0; }
   a { color: inherit; text-decoration: none; }
   .board { display: block; }
@@ -522,7 +533,7 @@ details summary { cursor: pointer; color: var(--accent); }
 ===
 
 - {{labels.address}}: {{contact.address}}
-- {{labels.phone}}: {{contact.phone}}
+- {{labels.phone}}: {{#contact.tel}}[{{contact.phone}}](tel:{{contact.tel}}){{/contact.tel}}{{^contact.tel}}{{contact.phone}}{{/contact.tel}}
 
 {{> prevnext}}
 
@@ -536,7 +547,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <h2 id="letter-{{anchor}}">{{letter}}</h2>
 <ul class="contacts">
 {{#contacts}}
-<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} <span class="phone">{{phone}}</span>{{/phone}}</li>
+<li data-name="{{name}}"><a href="{{url}}">{{title}}</a>{{#phone}} {{#tel}}<a class="phone" href="tel:{{tel}}">{{phone}}</a>{{/tel}}{{^tel}}<span class="phone">{{phone}}</span>{{/tel}}{{/phone}}</li>
 {{/contacts}}
 </ul>
 </section>
@@ -565,6 +576,8 @@ details summary { cursor: pointer; color: var(--accent); }
 <h2 id="report-progress">{{labels.progress}}</h2>
 <p class="progress-summary">{{progress.summary}}</p>
 {{{progress.svg}}}
+<p class="chart-axis"><span>0</span><span>{{progress.total}}</span></p>
+{{#progress.change}}<p class="progress-change">{{progress.change}}</p>{{/progress.change}}
 </section>
 <section class="report-card report-priority" aria-labelledby="report-priority">
 <h2 id="report-priority">{{labels.byPriority}}</h2>
@@ -581,7 +594,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <h2 id="report-trend">{{labels.trend}}</h2>
 {{{trend.svg}}}
 {{#trend.hasMany}}
-<p class="chart-axis"><span>{{trend.first}}</span><span>{{trend.last}}</span></p>
+<p class="chart-axis chart-axis-trend">{{#trend.axis}}<span>{{label}}</span>{{/trend.axis}}</p>
 {{/trend.hasMany}}
 <p class="chart-legend"><span class="swatch swatch-in-progress" aria-hidden="true"></span>{{labels.inProgress}} <span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.complete}}</p>
 <details>
@@ -599,10 +612,12 @@ details summary { cursor: pointer; color: var(--accent); }
 {{> changes-latest}}
 </div>
 {{/charts}}
-<p class="counts">{{counts.summary}}</p>
+{{#counts}}
+<p class="counts">{{summary}}</p>
+{{/counts}}
 <nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
-<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}">{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
-<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}">{{label}}{{#counts}} <span class="count">{{count}}</span>{{/counts}}</a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}}{{#counts}} <span class="count">{{count}}</span>{{/counts}}</a> {{/lists.priority}}</p>
 </nav>
 {{#groups}}
 <section class="group priority-{{level}}">
@@ -636,6 +651,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <link rel="stylesheet" href="{{assets}}style.css">
 <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
 <link rel="alternate" type="application/atom+xml" href="{{root}}feed.xml" title="{{labels.changes}} · {{site.title}}">
+<link rel="alternate" type="application/feed+json" href="{{root}}feed.json" title="{{labels.changes}} · {{site.title}}">
 {{#page.script}}
 <script src="{{assets}}{{page.script}}" defer></script>
 {{/page.script}}
@@ -646,6 +662,9 @@ details summary { cursor: pointer; color: var(--accent); }
 <div class="wrap">
 <a class="brand" href="{{home}}">{{site.title}}</a>
 {{> nav}}
+{{#site.calendar}}
+<a class="subscribe" href="{{#webcal}}{{webcal}}{{/webcal}}{{^webcal}}{{root}}calendar.ics{{/webcal}}" type="text/calendar" title="{{labels.subscribeTitle}}">{{labels.subscribe}}</a>
+{{/site.calendar}}
 </div>
 </header>
 <main id="content" class="wrap" tabindex="-1">
@@ -661,11 +680,11 @@ details summary { cursor: pointer; color: var(--accent); }
 
 """##,
     "list.html": ##"""
-<h1>{{list.title}} <span class="count">{{list.count}}</span></h1>
+<h1>{{list.title}}</h1>
 {{> icons}}
 <nav class="filters" aria-label="{{labels.status}} · {{labels.priority}}">
-<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}} <span class="count">{{count}}</span></a> {{/lists.status}}</p>
-<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"{{#current}} aria-current="page"{{/current}}><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}} <span class="count">{{count}}</span></a> {{/lists.priority}}</p>
+<p><span class="filters-name">{{labels.status}}</span> {{#lists.status}}<a href="{{url}}"{{#current}} aria-current="page"{{/current}}>{{label}}</a> {{/lists.status}}</p>
+<p><span class="filters-name">{{labels.priority}}</span> {{#lists.priority}}<a class="priority-{{key}}" href="{{url}}"{{#current}} aria-current="page"{{/current}}><svg class="icon" aria-hidden="true"><use href="#icon-{{key}}"></use></svg>{{label}}</a> {{/lists.priority}}</p>
 </nav>
 <ul class="todos">
 {{#todos}}
@@ -840,10 +859,12 @@ by page.
 |---|---|---|
 | `site.title` | `Task report` | `--title`, else the `siteTitle` label |
 | `site.lang` | `en` | the locale, for `<html lang>` |
-| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`; absent otherwise |
-| `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label) |
+| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`, on the pages whose subject it is: the first page (`index.html`) and the changes pages; absent on the others (so a build on a new date rewrites only those, and the pages of the to-dos whose `overdue` flips), and without a date |
+| `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label); where `site.generated` is |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
+| `site.calendar` | object | when the to-dos have a due date (a mapped `due` column): `calendar.ics` is published; the layout links it as "Subscribe" |
+| `site.calendar.webcal` | `webcal://example.org/tasks/calendar.ics` | with an `https://` `--base-url`: the calendar's `webcal:` URL (calendar apps subscribe to it); absent otherwise (link `{{root}}calendar.ics`) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
 | `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
@@ -887,17 +908,17 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 |---|---|
 | `todos` | the to-dos on this page, in order: High, Medium, Low, other priorities by number, no priority; then pk |
 | `groups` | the same to-dos by priority: `{label, level, count, todos}` |
-| `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos |
+| `counts.total`, `counts.complete`, `counts.inProgress` | over all to-dos; on the first page only (the site-wide counts are on the summary pages, the first page and the board, so that completing a to-do rewrites only the pages it leaves and enters and those whose to-dos shift) |
 | `counts.summary` | the three in the locale's words and order (the `countsSummary` label): `30 total · 21 In Progress · 9 Complete`, `合計 30件・進行中 21件・完了 9件` |
 | `pagination.current`, `pagination.total`, `pagination.hasMultiple` | page numbers |
 | `pagination.summary` | `Page 2 of 5`, `2 / 5 ページ` (the `pageOf` label) |
 | `pagination.previous`, `pagination.next` | links; absent on the first / last page |
 | `pagination.pages` | `{number, url, current}` for the first, the last and two on each side of the current page, with `{gap}` where numbers are left out |
-| `lists.status`, `lists.priority` | every filtered list (below), for links: In Progress and Complete; High, Medium, Low, and Other priorities and No priority when some to-do has one |
+| `lists.status`, `lists.priority` | every filtered list (below), for links: In Progress and Complete; High, Medium, Low, and Other priorities and No priority when some to-do has one; with their `count` on the first page only |
 | `charts` | on the first page only (when the site has to-dos): |
-| `charts.progress` | `{percent, complete, total, summary, svg}`: `36`, `9`, `25`, `9 of 25 complete (36%)` (the `progressSummary` label), and the bar as SVG |
+| `charts.progress` | `{percent, complete, total, summary, svg, change}`: `36`, `9`, `25`, `9 of 25 complete (36%)` (the `progressSummary` label), the bar as SVG, and, once two builds are recorded, the change between the last two (the `changeSinceLast` label: `+2 completed, +3 added since the last build: 29% → 36% complete`) |
 | `charts.priority.rows` | one per priority list: `{label, level, url, inProgress, complete, total, description, svg}`; `description` is `High: 5 In Progress, 2 Complete` (the `chartRow` label), `svg` the row's bar, scaled to the largest row |
-| `charts.trend` | `{points, count, hasMany, first, last, svg}`: `points` oldest first, one per recorded build of `history` (this build's alone until one is recorded), each `{label, date, inProgress, complete}` (`date` is `2026-11-29`; absent for a build without a date, whose `label` is `Build 1`, or `This build` before anything is recorded); `first` and `last` are the first and last points' labels |
+| `charts.trend` | `{points, count, hasMany, axis, first, last, svg}`: `points` oldest first, one per recorded build of `history` (this build's alone until one is recorded), each `{label, date, inProgress, complete}` (`date` is `2026-11-29`; absent for a build without a date, whose `label` is `Build 1`, or `This build` before anything is recorded); `first` and `last` are the first and last points' labels; `axis` is `{label}` of every point, or of five evenly spaced ones (the first and the last among them) when there are more; `svg` shows 0 and the largest count on its left |
 | `latestChanges` | on the first page only: the last build that changed something (below) |
 | `history` | on the first page only: every recorded build, oldest first (below) |
 
@@ -935,14 +956,14 @@ A filtered list, wherever one appears (`list`, each of `lists.status` and `lists
 | `key` | `in-progress`, `complete`; `high`, `medium`, `low`, `other`, `none` |
 | `label` | `In Progress`, `High`, `Other priorities` |
 | `title` | `Status: In Progress`, `Priority: High` |
-| `count` | `16` |
+| `count` | `16`; on the first index page only (absent on the list pages and the other index pages) |
 | `url` | `status/in-progress/index.html` (`status/in-progress/` with `--pretty-urls`) |
 | `current` | true on the list's own pages |
 
 **`board`**: `columns`, two of `{key, label, count, url, todos, more}` with `key` `in-progress`
 and `complete`: `todos` are the column's first `--board-limit` to-dos in index order, `count`
 all of them, `url` the status's list; `more` is there when some are left out:
-`{count, url, label}`, `label` being `and 4 more` (the `andMore` label). `counts` as on the index.
+`{count, url, label}`, `label` being `and 4 more` (the `andMore` label). `counts` as on the first index page.
 
 **`list`** (page `pagination.current` of a filtered list): `list` (above); `todos`, the to-dos on
 this page in index order; `pagination` as on the index, linking the list's pages; `lists`.
@@ -987,7 +1008,8 @@ thumbnail is at most about 13rem wide), so that a browser at a device pixel rati
 **`possession`**: `possession` (as above); `previous`, `next`, `hasNeighbours` (by id).
 
 **`contacts`**: `contacts` (by name, then id), each `{id, name, title, text, address, phone,
-url}`; `letters`: the same contacts grouped by the first letter of the name: `{letter, anchor,
+tel, url}` (`tel`: the phone's digits, with a leading `+`, for a `tel:` link, absent when the
+phone has no digit); `letters`: the same contacts grouped by the first letter of the name: `{letter, anchor,
 contacts}` (`anchor` is safe in an `id`: `A`, or `u5c71` for 山, `other` for names that do not
 start with a letter).
 
@@ -1035,8 +1057,8 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `notFoundText`, `backHome`, `skipToContent`, `mainNavigation`, `summary`, `total`, `empty`,
 `generated`, `due`, `overdue`, `data`, `pagination`, `countsSummary`, `pageOf`, `pageNumber`,
 `date`, `progress`, `progressSummary`, `byPriority`, `chartRow`, `trend`, `trendPoint`,
-`thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
-`buildDate`, `changes`, `latestChanges`, `feed`, `noChanges`, `buildNumber`, `changesCount`,
+`changeSinceLast`, `thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`, `backToContacts`,
+`buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`, `subscribeTitle`, `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, and a label per kind of change (`todoAdded`, `todoCompleted`,
 `todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,

@@ -36,6 +36,7 @@ enum TemplateModel {
         Field("title"), Field("lang"), Field("generated", optional: true),
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
         Field("noindex", optional: true),
+        Field("calendar", .object([Field("webcal", optional: true)]), optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
     Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
@@ -92,10 +93,11 @@ enum TemplateModel {
         .list(.object([Field("level"), Field("label"), Field("open"), Field("complete")]))),
     ]))
 
-  /// A filtered list, wherever one is linked.
+  /// A filtered list, wherever one is linked; its `count` on the first index page only (a
+  /// summary page).
   static let list: Shape = .object([
-    Field("kind"), Field("key"), Field("label"), Field("title"), Field("count"), Field("url"),
-    Field("current"),
+    Field("kind"), Field("key"), Field("label"), Field("title"), Field("count", optional: true),
+    Field("url"), Field("current"),
   ])
 
   static let pagination: Shape = .object([
@@ -116,6 +118,7 @@ enum TemplateModel {
       "progress",
       .object([
         Field("percent"), Field("complete"), Field("total"), Field("summary"), Field("svg"),
+        Field("change", optional: true),
       ])),
     Field(
       "priority",
@@ -138,7 +141,8 @@ enum TemplateModel {
               Field("label"), Field("date", optional: true), Field("inProgress"),
               Field("complete"),
             ]))),
-        Field("count"), Field("hasMany"), Field("first"), Field("last"), Field("svg"),
+        Field("count"), Field("hasMany"), Field("axis", .list(.object([Field("label")]))),
+        Field("first"), Field("last"), Field("svg"),
       ])),
   ])
 
@@ -146,7 +150,7 @@ enum TemplateModel {
     PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
     optional: ["photo"])
 
-  static let contact = row(ContactValue.Field.self)
+  static let contact = row(ContactValue.Field.self, optional: ["tel"])
 
   /// `previous`, `next` and `hasNeighbours` of a page of one row.
   private static func neighbours(_ row: Shape) -> [Field] {
@@ -165,7 +169,7 @@ enum TemplateModel {
         "groups",
         .list(
           .object([Field("label"), Field("level"), Field("count"), Field("todos", .list(todo))]))),
-      Field("counts", counts),
+      Field("counts", counts, optional: true),
       Field("pagination", pagination),
       Field("lists", .object([Field("status", .list(list)), Field("priority", .list(list))])),
       Field("charts", charts, optional: true),
