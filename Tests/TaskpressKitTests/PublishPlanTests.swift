@@ -144,7 +144,9 @@ private func record(_ files: [BuiltSite.File]) -> PublishRecord {
     }
     let site = try BuiltSite(output: output)
     #expect(site.files.map(\.path) == ["index.html", "todos/1.html"])
-    #expect(site.files[1].hash == HashKey.of(stateFolder: site.statePath)?.hash(Array("one".utf8)) && site.files[1].size == 3)
+    #expect(
+      site.files[1].hash == HashKey.of(stateFolder: site.statePath)?.hash(Array("one".utf8))
+        && site.files[1].size == 3)
     #expect(site.statePath == folder.sub(".site.taskpress"))
     site.close()
 
