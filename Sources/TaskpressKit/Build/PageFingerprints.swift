@@ -68,7 +68,8 @@ struct PageFingerprints: Sendable {
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
-    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize",
+    "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize", "host",
+    "allWarnings",
   ]
 
   init(
