@@ -422,7 +422,7 @@ import Testing
     let record = try #require(FingerprintRecord(bytes: Array(bytes[headerEnd...])))
     let key = FingerprintRecord.key("todos/30.html")
     #expect(record[key: key] != nil)
-    let wrong = record.updating([(key, 0)])
+    let wrong = record.updating([(key, .zero)])
     try Data(bytes[..<headerEnd] + wrong.bytes).write(to: URL(fileURLWithPath: path))
     try inputs.change("todo.sqlite", "UPDATE todo SET text = 'Changed' WHERE pk = 13")
     try Self.copyKeepingTimes(folder.sub("site"), folder.sub("all"))
@@ -437,7 +437,7 @@ import Testing
     let kept = try #require(readFile(path))
     #expect(
       FingerprintRecord(bytes: Array(kept.drop { $0 != UInt8(ascii: "\n") }.dropFirst()))?[key: key]
-        == 0)
+        == .zero)
     Self.expectSameTrees(all.output, inputs.options.output, "the rebuilds")
   }
 
@@ -459,13 +459,13 @@ import Testing
   static func fingerprints(
     _ plan: SitePlan, theme: Theme = .builtIn, labels: [String: String] = [:],
     options: BuildOptions = BuildOptions()
-  ) throws -> [String: UInt64] {
+  ) throws -> [String: KeyedHash] {
     var texts = try theme.labels(.en).labels.texts
     texts.merge(labels) { $1 }
     let fingerprints = PageFingerprints(
       plan: plan, theme: theme, labels: Labels(texts: texts), options: options,
-      generated: nil, sourceDateEpoch: nil)
-    var result: [String: UInt64] = [:]
+      generated: nil, sourceDateEpoch: nil, key: .test)
+    var result: [String: KeyedHash] = [:]
     for page in plan.pages {
       let file = plan.file(of: page)
       result[file] = fingerprints.fingerprint(of: page, file: file, photoFiles: [:])
@@ -474,7 +474,7 @@ import Testing
   }
 
   /// The files whose fingerprint differs between `before` and `after`.
-  static func changed(_ before: [String: UInt64], _ after: [String: UInt64]) -> Set<String> {
+  static func changed(_ before: [String: KeyedHash], _ after: [String: KeyedHash]) -> Set<String> {
     Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
   }
 
@@ -528,7 +528,7 @@ import Testing
     PageFingerprints(
       plan: plan, theme: .builtIn, labels: try Theme.builtIn.labels(.en).labels,
       options: BuildOptions(),
-      generated: nil, sourceDateEpoch: nil)
+      generated: nil, sourceDateEpoch: nil, key: .test)
   }
 
   @Test(
@@ -694,19 +694,21 @@ import Testing
 
   @Test("the record reads back what it wrote, and refuses bytes that are not one")
   func record() throws {
-    let record = FingerprintRecord([(3, 30), (1, 10), (2, 20), (3, 31)])
+    let record = FingerprintRecord(
+      [(3, 30), (1, 10), (2, 20), (3, 31)].map { (key: $0, value: KeyedHash(low: $1, high: $0)) })
     #expect(record.count == 3)
     let read = try #require(FingerprintRecord(bytes: record.bytes))
     #expect(read == record)
     #expect(FingerprintRecord(bytes: Array(record.bytes.dropLast())) == nil)
-    #expect(FingerprintRecord(bytes: Array("taskpress-fingerprints 2\n".utf8)) == nil)
+    #expect(FingerprintRecord(bytes: Array("taskpress-fingerprints 3\n".utf8)) == nil)
     let file = "todos/3.html"
-    let keyed = FingerprintRecord([(FingerprintRecord.key(file), 42)])
-    #expect(keyed[file] == 42)
+    let keyed = FingerprintRecord([(FingerprintRecord.key(file), KeyedHash(value: 42))])
+    #expect(keyed[file] == KeyedHash(value: 42))
     #expect(keyed["todos/4.html"] == nil)
     // A path given twice keeps the fingerprint given last, wherever the two are.
     let key = FingerprintRecord.key(file)
-    let twice = FingerprintRecord([(key, 1), (0, 5), (key, 2), (.max, 6)])
-    #expect(twice[file] == 2 && twice.count == 3)
+    let twice = FingerprintRecord(
+      [(key, 1), (0, 5), (key, 2), (.max, 6)].map { (key: $0, value: KeyedHash(value: $1)) })
+    #expect(twice[file] == KeyedHash(value: 2) && twice.count == 3)
   }
 }

@@ -27,7 +27,7 @@ import Testing
         made.append(path)
       }
       let entry = Entry(
-        hash: ContentHash(value: next() << 20 | UInt64(index)), size: Int(next() % 100_000),
+        hash: KeyedHash(value: next() << 20 | UInt64(index)), size: Int(next() % 100_000),
         modified: Int64(next()) - 1 << 30)
       out.append((path, entry))
     }

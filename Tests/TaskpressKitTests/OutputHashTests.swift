@@ -58,16 +58,17 @@ import Testing
   func manifest() throws {
     var manifest = Manifest()
     manifest.files.insert(
-      "a b/c d.html", .init(hash: ContentHash(value: 42), size: 3, modified: -5))
-    manifest.files.insert("a.html", .init(hash: ContentHash(value: 1), size: 0, modified: 1))
+      "a b/c d.html", .init(hash: KeyedHash(value: 42), size: 3, modified: -5))
+    manifest.files.insert("a.html", .init(hash: KeyedHash(value: 1), size: 0, modified: 1))
     manifest.folders = ["a b"]
     let text = manifest.serialized()
     #expect(
       String(decoding: text, as: UTF8.self)
-        == "taskpress-manifest 1\n000000000000002a 3 -5 a b/c d.html\n0000000000000001 0 1 a.html\n"
+        == "taskpress-manifest 2\n0000000000000000000000000000002a 3 -5 a b/c d.html\n"
+        + "00000000000000000000000000000001 0 1 a.html\n"
         + "folder a b\n")
     #expect(Manifest(parsing: text) == manifest)
-    #expect(Manifest(parsing: Array("taskpress-manifest 1\nnonsense\n".utf8)) == nil)
+    #expect(Manifest(parsing: Array("taskpress-manifest 2\nnonsense\n".utf8)) == nil)
     #expect(Manifest(parsing: Array("other\n".utf8)) == nil)
     #expect(
       Manifest(parsing: Array("taskpress-manifest 1\n0000000000000001 0 1 ../x\n".utf8)) == nil)
@@ -81,18 +82,18 @@ import Testing
     let paths = (0..<count).map { "todos/\($0).html" }.sorted(by: OutputPath.precedes)
     for (number, path) in paths.enumerated() {
       let entry = Manifest.Entry(
-        hash: ContentHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15), size: number * 37,
+        hash: KeyedHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15), size: number * 37,
         modified: Int64(number) * 1_000_000_007 - 5_000_000_000)
       manifest.files.insert(path, entry)
-      let hex = String(entry.hash.value, radix: 16)
-      expected += String(repeating: "0", count: 16 - hex.count) + hex
+      let hex = String(entry.hash.low, radix: 16)
+      expected += String(repeating: "0", count: 32 - hex.count) + hex
       expected += " \(entry.size) \(entry.modified) \(path)\n"
     }
     manifest.folders = ["todos"]
     let text = manifest.serialized()
     #expect(
       String(decoding: text, as: UTF8.self)
-        == "taskpress-manifest 1\n" + expected + "folder todos\n")
+        == "taskpress-manifest 2\n" + expected + "folder todos\n")
     #expect(Manifest(parsing: text) == manifest)
   }
 
@@ -110,7 +111,7 @@ import Testing
         (
           path,
           Manifest.Entry(
-            hash: ContentHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
+            hash: KeyedHash(value: UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
             size: number % 5 == 0 ? Int.max - number : number * 37,
             modified: number % 3 == 0 ? -.max : Int64(number) * 1_000_000_007)
         ))
@@ -150,15 +151,16 @@ import Testing
   func manifestNumbers() throws {
     var manifest = Manifest()
     manifest.files.insert(
-      "x", .init(hash: ContentHash(value: .max), size: Int.max, modified: -.max))
-    manifest.files.insert("y", .init(hash: ContentHash(value: 0), size: 0, modified: .max))
-    manifest.files.insert("z", .init(hash: ContentHash(value: 0xAB), size: 10, modified: -1))
+      "x", .init(hash: KeyedHash(value: .max), size: Int.max, modified: -.max))
+    manifest.files.insert("y", .init(hash: KeyedHash(value: 0), size: 0, modified: .max))
+    manifest.files.insert("z", .init(hash: KeyedHash(value: 0xAB), size: 10, modified: -1))
     let text = manifest.serialized()
     #expect(
       String(decoding: text, as: UTF8.self)
-        == "taskpress-manifest 1\n"
-        + "ffffffffffffffff 9223372036854775807 -9223372036854775807 x\n"
-        + "0000000000000000 0 9223372036854775807 y\n" + "00000000000000ab 10 -1 z\n")
+        == "taskpress-manifest 2\n"
+        + "0000000000000000ffffffffffffffff 9223372036854775807 -9223372036854775807 x\n"
+        + "00000000000000000000000000000000 0 9223372036854775807 y\n"
+        + "000000000000000000000000000000ab 10 -1 z\n")
     #expect(Manifest(parsing: text) == manifest)
   }
 
@@ -202,7 +204,7 @@ import Testing
     var table = OutputWriter.RecordTable()
     var expected: [OutputWriter.Record] = []
     let entry = { (n: Int) in
-      Manifest.Entry(hash: ContentHash(value: UInt64(n) &* 31), size: n * 3, modified: -Int64(n))
+      Manifest.Entry(hash: KeyedHash(value: UInt64(n) &* 31), size: n * 3, modified: -Int64(n))
     }
     for number in 0..<500 {
       let path = number % 3 == 0 ? "" : "todos/\(number)/é \(number).html"

@@ -110,13 +110,7 @@ import Testing
   /// The manifest of `root` without its modification times: each file's hash, size and path,
   /// and the folders.
   func manifestWithoutTimes(_ root: String) throws -> [String] {
-    let text = String(
-      decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
-    return text.split(separator: "\n").dropFirst().map { line in
-      guard !line.hasPrefix("folder ") else { return String(line) }
-      let fields = line.split(separator: " ", maxSplits: 3)
-      return [fields[0], fields[1], fields[3]].joined(separator: " ")
-    }
+    try Array(manifestLinesUnderOneKey(root).dropFirst())
   }
 
   /// A previous site with files on both sides of the ones a rebuild adds, and in a folder of

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TaskpressKit
@@ -160,4 +161,41 @@ func outputError(_ body: () throws -> Void) -> OutputError? {
 /// taskpress's state folder for the output folder `root` (beside it).
 func stateFolder(_ root: String) -> String {
   OutputWriter.stateFolder(ofOutput: root) ?? root + "/(no state folder)"
+}
+
+extension KeyedHash {
+  /// A hash whose low half is `value` (tests of records and manifests).
+  init(value: UInt64) {
+    self.init(low: value, high: 0)
+  }
+}
+
+extension HashKey {
+  /// The key of the reference vectors, for tests without an output folder.
+  static let test = HashKey(k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908)
+
+  /// The key a build left in the state folder `state`.
+  static func of(stateFolder state: String) -> HashKey? {
+    FileManager.default.contents(atPath: state + "/" + HashKey.fileName).flatMap {
+      HashKey(bytes: Array($0))
+    }
+  }
+}
+
+/// The lines of the manifest of the output folder `root` without the modification times, each
+/// file's hash checked against its bytes under the folder's key and given under `HashKey.test`
+/// instead: manifests of two folders (two keys) compare equal when they record the same files.
+func manifestLinesUnderOneKey(_ root: String) throws -> [String] {
+  let state = try #require(OutputWriter.stateFolder(ofOutput: root))
+  let key = try #require(HashKey.of(stateFolder: state))
+  let text = String(decoding: try #require(readFile(state + "/manifest")), as: UTF8.self)
+  return text.split(separator: "\n").map { line in
+    guard !line.hasPrefix("folder "), !line.hasPrefix("taskpress-") else { return String(line) }
+    let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+    guard fields.count == 4, let bytes = readFile(root + "/" + fields[3]) else {
+      return "? " + line
+    }
+    let hash = key.hash(bytes).hex == fields[0] ? HashKey.test.hash(bytes).hex : "wrong-hash"
+    return [hash, fields[1], fields[3]].joined(separator: " ")
+  }
 }

@@ -38,7 +38,7 @@ import Testing
     // The state is beside the site, not in it.
     #expect(
       Tree.snapshot(root).keys.filter { $0.hasPrefix(Tree.statePrefix) }.sorted() == [
-        Tree.statePrefix + "manifest"
+        Tree.statePrefix + "key", Tree.statePrefix + "manifest",
       ])
     #expect(
       Tree.snapshot(tmp.sub("out"), includeState: false).keys.filter { !$0.contains("/") }.sorted()
@@ -57,12 +57,13 @@ import Testing
       decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.count == 5)
-    #expect(lines.first == "taskpress-manifest 1")
+    #expect(lines.first == "taskpress-manifest 2")
     #expect(lines.last == "folder a")
     let paths = lines.dropFirst().dropLast().map { $0.split(separator: " ", maxSplits: 3)[3] }
     #expect(paths == ["a.html", "a/x.html", "b.html"])
     let mtime = try #require(modificationTime(root + "/b.html"))
-    #expect(lines[3] == "\(ContentHash.hex(of: Array("bb".utf8))) 2 \(mtime) b.html")
+    let key = try #require(HashKey.of(stateFolder: stateFolder(root)))
+    #expect(lines[3] == "\(key.hash(Array("bb".utf8)).hex) 2 \(mtime) b.html")
   }
 
   @Test("a file added with its hash made already is recorded and compared like any other")
@@ -73,13 +74,14 @@ import Testing
     let bytes = Array("a photo".utf8)
     for round in 0..<2 {
       let writer = try OutputWriter(root: root)
-      try writer.add("photos/p.jpg", bytes: bytes, hash: ContentHash(of: bytes))
+      try writer.add("photos/p.jpg", bytes: bytes, hash: writer.hashKey.hash(bytes))
       let summary = try writer.commit()
       #expect(summary.written == (round == 0 ? 1 : 0))
       #expect(summary.unchanged == (round == 0 ? 0 : 1))
       let text = String(
         decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
-      #expect(text.contains("\(ContentHash.hex(of: bytes)) 7 "))
+      let key = try #require(HashKey.of(stateFolder: stateFolder(root)))
+      #expect(text.contains("\(key.hash(bytes).hex) 7 "))
     }
   }
 
@@ -100,7 +102,8 @@ import Testing
       #expect(readFile(root + "/todos/2.html") == [])
       let text = String(
         decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
-      #expect(text.contains("\(ContentHash.hex(of: bytes)) 13 "))
+      let key = try #require(HashKey.of(stateFolder: stateFolder(root)))
+      #expect(text.contains("\(key.hash(bytes).hex) 13 "))
     }
   }
 
@@ -130,14 +133,9 @@ import Testing
         #expect(summary.unchanged == (round == 0 ? 0 : paths.count))
       }
       #expect(Tree.contents(root) == Dictionary(uniqueKeysWithValues: zip(paths, pages)))
-      let manifest = String(
-        decoding: try #require(readFile(stateFolder(root) + "/manifest")), as: UTF8.self)
-      // The same lines but for the modification times.
-      manifests.append(
-        manifest.split(separator: "\n").map { line in
-          line.split(separator: " ").enumerated().filter { $0.offset != 2 }.map(\.element)
-            .joined(separator: " ")
-        }.joined(separator: "\n"))
+      // The same lines but for the modification times, and the hashes checked under each
+      // folder's key.
+      manifests.append(try manifestLinesUnderOneKey(root).joined(separator: "\n"))
     }
     #expect(manifests[0] == manifests[1])
   }
@@ -398,8 +396,8 @@ import Testing
         written += chunk.count
       }
     }
-    var hasher = ContentHasher()
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    var hasher = SipHasher(key: writer.hashKey)
     try writer.add("photos/big.bin") { sink in
       try produce(sink, lastByte: 1)
     }

@@ -214,12 +214,14 @@ import Testing
     )
     var base = BuildOptions()
     base.possessions = "/nonexistent/possessions.sqlite"
-    let key = Build.inputsKey(base, theme: .builtIn, sourceDateEpoch: nil)
-    #expect(Build.inputsKey(base, theme: .builtIn, sourceDateEpoch: nil) == key)
+    let key = Build.inputsKey(base, theme: .builtIn, sourceDateEpoch: nil, key: .test)
+    #expect(Build.inputsKey(base, theme: .builtIn, sourceDateEpoch: nil, key: .test) == key)
     for (name, mutate) in mutations {
       var options = base
       mutate(&options)
-      #expect(Build.inputsKey(options, theme: .builtIn, sourceDateEpoch: nil) != key, "\(name)")
+      #expect(
+        Build.inputsKey(options, theme: .builtIn, sourceDateEpoch: nil, key: .test) != key,
+        "\(name)")
     }
   }
 

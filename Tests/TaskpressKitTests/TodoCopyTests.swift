@@ -35,7 +35,7 @@ import Testing
     let identity = try #require(TodoCopyRecord.identity(ofFile: path))
     let record = TodoCopyRecord(
       identity: identity, pks: todos.map(\.pk),
-      hashes: rows.indices.map { PageFingerprints.rowHash(rows, at: $0) })
+      hashes: rows.indices.map { PageFingerprints.rowHash(rows, at: $0, key: .test) })
     return try #require(TodoCopy(path: path, record: record))
   }
 
@@ -101,13 +101,13 @@ import Testing
       new.sort { $0.pk < $1.pk }
       let rows = TodoRows(new)
       let expected = ChangeDiff.todos(whole, rows, at: rows.indices, labels: labels)
-      let found = try #require(copy.differingRows(rows), "round \(round)")
+      let found = try #require(copy.differingRows(rows, key: .test), "round \(round)")
       #expect(found.old.count <= round % 8 + 1)
       let actual = ChangeDiff.todos(found.old, rows, at: found.positions, labels: labels)
       #expect(actual.sorted(by: <) == expected.sorted(by: <), "round \(round)")
     }
     // No row changed: nothing read, nothing compared.
-    let same = try #require(copy.differingRows(TodoRows(old)))
+    let same = try #require(copy.differingRows(TodoRows(old), key: .test))
     #expect(same.old.isEmpty && same.positions.isEmpty)
   }
 
@@ -119,15 +119,16 @@ import Testing
     let copy = try Self.copy(old, dueDates: false, in: folder)
     var many = old
     for index in many.indices.prefix(TodoCopy.rowLimit + 1) { many[index].text += "!" }
-    #expect(copy.differingRows(TodoRows(many)) == nil)
+    #expect(copy.differingRows(TodoRows(many), key: .test) == nil)
     var few = old
     for index in few.indices.prefix(TodoCopy.rowLimit) { few[index].text += "!" }
-    #expect(copy.differingRows(TodoRows(few))?.old.count == TodoCopy.rowLimit)
+    #expect(copy.differingRows(TodoRows(few), key: .test)?.old.count == TodoCopy.rowLimit)
     // A copy with a pk twice is paired as a whole, as the plain way pairs it.
     var twice = copy.record
     twice.pks[1] = twice.pks[0]
     #expect(
-      try #require(TodoCopy(path: copy.path, record: twice)).differingRows(TodoRows(old)) == nil)
+      try #require(TodoCopy(path: copy.path, record: twice)).differingRows(
+        TodoRows(old), key: .test) == nil)
     // The same bytes written again: another file, not the one recorded.
     let bytes = try Data(contentsOf: URL(fileURLWithPath: copy.path))
     try bytes.write(to: URL(fileURLWithPath: copy.path))
@@ -137,12 +138,13 @@ import Testing
   @Test("the record reads back as written; a record cut short or of another version does not")
   func recordBytes() throws {
     let record = TodoCopyRecord(
-      identity: [1, 2, 3, 4, 5], pks: [.min, -1, 0, 7, .max], hashes: [9, 8, 7, 6, 5])
+      identity: [1, 2, 3, 4, 5], pks: [.min, -1, 0, 7, .max],
+      hashes: [9, 8, 7, 6, 5].map { KeyedHash(low: $0, high: ~$0) })
     #expect(TodoCopyRecord(bytes: record.bytes) == record)
     #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast(8))) == nil)
     #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast())) == nil)
     var other = record.bytes
-    other[other.firstIndex(of: UInt8(ascii: "1"))!] = UInt8(ascii: "2")
+    other[other.firstIndex(of: UInt8(ascii: "2"))!] = UInt8(ascii: "3")
     #expect(TodoCopyRecord(bytes: other) == nil)
     let empty = TodoCopyRecord(identity: [0, 0, 0, 0, 0], pks: [], hashes: [])
     #expect(TodoCopyRecord(bytes: empty.bytes) == empty)
@@ -159,7 +161,10 @@ import Testing
     let record = try #require(TodoCopyRecord(bytes: Array(bytes)))
     #expect(record.pks == Array(1...30))
     let copy = try #require(TodoCopy(path: folder.sub("site/data/todos.json"), record: record))
-    #expect(copy.differingRows(TodoRows([])).map { $0.old.count } == 30)
+    #expect(
+      copy.differingRows(
+        TodoRows([]), key: try #require(HashKey.of(stateFolder: folder.sub(".site.taskpress")))
+      ).map { $0.old.count } == 30)
     // Without the copy published, no record is left behind.
     inputs.options.dataCopies.remove(.todos)
     _ = try IncrementalTests.build(inputs.options)

@@ -78,9 +78,10 @@ public enum Build {
     var summary = BuildSummary()
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
-    let inputs =
-      inputsKey(options, theme: theme, sourceDateEpoch: sourceDateEpoch)
-      + " history-limit \(options.historyLimit)"
+    let inputsDescription = inputsDescription(
+      options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+    let historyLimit =
+      " history-limit \(options.historyLimit)"
       + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
@@ -105,10 +106,13 @@ public enum Build {
     // opened) reads its sources and the previous build whatever it finds there: it starts
     // reading the to-dos now, and the previous build once the folder is locked, while the
     // previous manifest is loaded. A build that may find nothing to do starts neither.
+    let guessedInputs = OutputWriter.unverifiedKey(ofOutput: options.output).map {
+      $0.hash(inputsDescription).hex + historyLimit
+    }
     let readsEarly =
-      options.previous != nil
+      options.previous != nil || guessedInputs == nil
       || OutputWriter.unverifiedInputs(ofOutput: options.output).map(InputsRecord.key(of:))
-        != inputs
+        != guessedInputs
     if readsEarly { startReadingTodos() }
     let writer = try OutputWriter(
       root: options.output, interrupt: interrupt,
@@ -120,6 +124,8 @@ public enum Build {
         }
       })
     writer.commitStepLimit = commitStepLimit
+    // The key of the inputs, under the folder's key (known now), of what was taken above.
+    let inputs = writer.hashKey.hash(inputsDescription).hex + historyLimit
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
     // What the last build left to keep its pages by, and which of its files changed: in a
     // build that reads its sources, looked at while they are read, else when the pages are
@@ -170,7 +176,7 @@ public enum Build {
     summary.sourcesRead = true
     // The photos' key, like the inputs', before the possessions are opened (a build that stops
     // above reads neither the database nor its log again for it).
-    let photosKey = photosKey(options, settings: photoSettings)
+    let photosKey = photosKey(options, settings: photoSettings, key: writer.hashKey)
 
     // 1. Read every source, each in one read transaction: the to-dos on a thread of their own
     // while this one reads the others, and then stages the photos on a thread of their own
@@ -301,7 +307,7 @@ public enum Build {
     // when only those rows of it were read.
     let differing = try readTodoCopy(
       of: &previous, comparingWith: comparesTodos ? data.packedTodos : nil,
-      copyReader: renderer.paths.contains(.copyReader))
+      copyReader: renderer.paths.contains(.copyReader), key: writer.hashKey)
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
@@ -386,7 +392,7 @@ public enum Build {
       // The pages whose inputs did not change since the build that wrote the site are kept.
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
-        sourceDateEpoch: sourceDateEpoch, timelines: timelines,
+        sourceDateEpoch: sourceDateEpoch, key: writer.hashKey, timelines: timelines,
         startsTodoHistories: startsTodoHistories)
       checking.wait()
       let last =
@@ -578,10 +584,11 @@ public enum Build {
   /// from `rows` (when given, in pk order, and few; `TodoCopy.differingRows`), whose positions
   /// in `rows` it returns, else all of them (and returns nil).
   private static func readTodoCopy(
-    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool
+    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool,
+    key: HashKey
   ) throws -> [Int]? {
     guard let copy = previous.todoCopy.take() else { return nil }
-    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows) {
+    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows, key: key) {
       previous.todos = found.old
       return found.positions
     }

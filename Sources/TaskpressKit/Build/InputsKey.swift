@@ -141,9 +141,20 @@ struct InputsRecord: Equatable {
 }
 
 extension Build {
-  /// The key of everything `options` build from; see ``InputsRecord``.
-  static func inputsKey(_ options: BuildOptions, theme: Theme, sourceDateEpoch: String?) -> String {
-    var hasher = ContentHasher()
+  /// The key of everything `options` build from (see ``InputsRecord``): the keyed hash, under
+  /// the output folder's `key`, of `inputsDescription`.
+  static func inputsKey(
+    _ options: BuildOptions, theme: Theme, sourceDateEpoch: String?, key: HashKey
+  ) -> String {
+    key.hash(inputsDescription(options, theme: theme, sourceDateEpoch: sourceDateEpoch)).hex
+  }
+
+  /// Everything `options` build from, as bytes to hash (see ``InputsRecord``): taken before the
+  /// sources are opened, hashed under the output folder's key once it is open.
+  static func inputsDescription(_ options: BuildOptions, theme: Theme, sourceDateEpoch: String?)
+    -> [UInt8]
+  {
+    var hasher = Description()
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     func add(_ text: String) {
@@ -168,9 +179,17 @@ extension Build {
     add("source-date-epoch \(sourceDateEpoch ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
       add("theme \(path)")
+      hasher.update(Array("\(file.contents.count)\u{0}".utf8))
       hasher.update(file.contents)
     }
-    return hasher.finalize().hex
+    return hasher.bytes
+  }
+
+  /// The bytes a key is the hash of, appended to as a hasher is fed.
+  struct Description {
+    var bytes: [UInt8] = []
+
+    mutating func update(_ more: [UInt8]) { bytes += more }
   }
 
   /// The three databases, as `inputsKey` and `photosKey` name them.
@@ -182,7 +201,7 @@ extension Build {
   /// path, mapping, file identity and header, and its `-wal` file's identity and bytes; a key
   /// no later build matches when it was modified within one tick of `now`.
   private static func addSource(
-    _ source: Source, _ options: BuildOptions, to hasher: inout ContentHasher, now: timespec
+    _ source: Source, _ options: BuildOptions, to hasher: inout Description, now: timespec
   ) {
     func add(_ text: String) {
       hasher.update(Array(text.utf8))
@@ -207,7 +226,9 @@ extension Build {
     add(fileIdentity(path) ?? "missing")
     add(fileIdentity(path + "-wal") ?? "no wal")
     add(header(of: path))
-    hasher.update(walContents(path + "-wal"))
+    let wal = walContents(path + "-wal")
+    add("wal \(wal.count)")
+    hasher.update(wal)
     if isRacy(path, now: now) || isRacy(path + "-wal", now: now) {
       add("modified just now, at \(now.tv_sec).\(now.tv_nsec)")
     }
@@ -218,9 +239,9 @@ extension Build {
   /// libvips version is in the record). A build
   /// whose key is the last one's publishes the photos that build recorded (`PhotoRecord`)
   /// without reading them. Nil without a possessions database.
-  static func photosKey(_ options: BuildOptions, settings: PhotoSettings) -> String? {
+  static func photosKey(_ options: BuildOptions, settings: PhotoSettings, key: HashKey) -> String? {
     guard options.possessions != nil else { return nil }
-    var hasher = ContentHasher()
+    var hasher = Description()
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     hasher.update(Array("taskpress \(taskpressVersion) photos\u{0}\(programIdentity())\u{0}".utf8))
@@ -228,7 +249,7 @@ extension Build {
     // Not the libvips version, which takes loading libvips: `PhotoRecord` keeps it, when a
     // photo needed libvips.
     hasher.update(Array("\(settings)".utf8))
-    return hasher.finalize().hex
+    return key.hash(hasher.bytes).hex
   }
 
   /// This program's executable: its device, inode, size and modification time.
@@ -244,18 +265,19 @@ extension Build {
       "\(info.st_dev) \(info.st_ino) \(info.st_size) \(info.modificationTime.tv_sec) \(info.modificationTime.tv_nsec)"
   }
 
-  /// The hash of a `-wal` file's bytes (of nothing when there is none), read a megabyte at a time.
+  /// A `-wal` file's bytes (`no wal` when there is none), read a megabyte at a time: hashed
+  /// with the rest under the folder's key, not by a hash anyone can make collide.
   private static func walContents(_ path: String) -> [UInt8] {
-    var hasher = ContentHasher()
+    var bytes: [UInt8] = []
     if let handle = FileHandle(forReadingAtPath: path) {
       defer { try? handle.close() }
       while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        chunk.withUnsafeBytes { hasher.update($0) }
+        bytes += chunk
       }
     } else {
-      hasher.update(Array("no wal".utf8))
+      bytes = Array("no wal".utf8)
     }
-    return Array(hasher.finalize().hex.utf8)
+    return bytes
   }
 
   /// How far apart two file times must be to tell their order: one tick of the clock that
@@ -290,6 +312,6 @@ extension Build {
     guard let handle = FileHandle(forReadingAtPath: path) else { return "unreadable" }
     defer { try? handle.close() }
     let bytes = (try? handle.read(upToCount: 100)) ?? Data()
-    return ContentHash.hex(of: [UInt8](bytes))
+    return [UInt8](bytes).map { String($0, radix: 16) }.joined(separator: ".")
   }
 }

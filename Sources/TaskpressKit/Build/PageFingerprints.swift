@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a page shows, as 64 bits: the hash of every input its render reads — the rows and
+/// What a page shows, as 128 bits: the keyed hash (`HashKey`, the output folder's secret) of every input its render reads — the rows and
 /// values it shows, its template chain, the labels and the options — so that a rebuild renders
 /// only the pages whose fingerprint changed and keeps the files of the others
 /// (`OutputWriter.keep`).
@@ -15,8 +15,8 @@ import Foundation
 /// inputs below cover it (`FingerprintTests` fails when a variable is added to the model
 /// without being looked at here):
 /// - every page: the program, the options that reach a page, the labels, the
-///   theme's files but the body templates of other kinds, which sources the site has (its
-///   navigation and footer), and the page's own file (its links are relative to it);
+///   theme's files but the templates its kind cannot reach (`TemplateCheck.templateFiles`),
+///   which sources the site has (its navigation and footer), and the page's own file (its links are relative to it);
 /// - not the build's date, which only pages without a fingerprint show (`PageContext.showsDate`),
 ///   but, where the site maps due dates and the build has a date, the `overdue` state of each
 ///   to-do a page shows (`shownRows`);
@@ -34,19 +34,21 @@ struct PageFingerprints: Sendable {
   /// Each to-do's history, whose timeline its page shows.
   private let timelines: TodoHistory?
   /// By `PageKind.rawValue`: the hash of what every page of the kind shows apart from rows.
-  private let bases: [UInt64]
+  private let bases: [KeyedHash]
+  /// The output folder's key, with which every hash here is made.
+  private let key: HashKey
   /// The hash of what decides the pages there are and their links to each other: the number
   /// of index pages and of gallery pages, and each list's kind, key and number of pages.
-  private let structure: UInt64
+  private let structure: KeyedHash
   /// The hash of each to-do's row, by position in index order (`rowHash`): what
   /// `TodoCopyRecord` records of it.
-  let todoRows: [UInt64]
+  let todoRows: [KeyedHash]
   /// What a page that shows the to-do at each position adds to its fingerprint, hashed once for
   /// the five or so pages that show it: its row's hash, with its `overdue` state where it can
   /// be overdue (a build with a date, a to-do with a due date); else `todoRows` itself. What
   /// `RowRecord` records, so that a to-do whose overdue state flips on a new date is found
   /// like a changed row.
-  let shownRows: [UInt64]
+  let shownRows: [KeyedHash]
   /// The hash of every input of the pages that show to-dos (a to-do's page, an index page, a
   /// page of a list) but the rows' texts and due dates: their kinds' `bases`, the `structure`, and
   /// each position's pk, priority and status, which decide the pages there are, their files
@@ -54,7 +56,7 @@ struct PageFingerprints: Sendable {
   /// pages with a fingerprint. Two builds with the same layout have the same pages with a
   /// fingerprint, and the fingerprint of one that shows to-dos changes only with the rows it
   /// shows (`pages(showingChangesSince:)`).
-  let todoLayout: UInt64
+  let todoLayout: KeyedHash
 
   /// The options that reach a fingerprinted page, by the name of the `BuildOptions` property,
   /// and those that do not: where the files go, how many threads, what is printed, and what
@@ -74,12 +76,13 @@ struct PageFingerprints: Sendable {
 
   init(
     plan: SitePlan, theme: Theme, labels: Labels, options: BuildOptions, generated: String?,
-    sourceDateEpoch: String?, timelines: TodoHistory? = nil,
+    sourceDateEpoch: String?, key: HashKey, timelines: TodoHistory? = nil,
     startsTodoHistories: Bool = false
   ) {
     self.plan = plan
+    self.key = key
     self.timelines = timelines
-    var common = FingerprintHasher()
+    var common = FingerprintHasher(key: key)
     common.add("taskpress \(taskpressVersion)")
     common.add(Build.programIdentity())
     common.add(options.baseURL ?? "-")
@@ -114,23 +117,23 @@ struct PageFingerprints: Sendable {
     for flag in [plan.hasTodos, plan.hasPossessions, plan.hasContacts, plan.hasDueDates] {
       common.add(flag)
     }
-    let bodies = PageKind.allCases.map { try? theme.bodyTemplate($0.name) }
-    let included = Self.partialNames(theme)
+    let templates = Set(theme.templatePaths)
+    let reads = TemplateCheck.templateFiles(theme)
     bases = PageKind.allCases.map { kind in
       var hasher = common
       hasher.add(kind.name)
       for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
-        // Another kind's body template is not in this kind's chain, unless some template
-        // includes it as a partial.
-        let isOtherBody =
-          bodies.enumerated().contains { $0.offset != kind.rawValue && $0.element == path }
-        if isOtherBody, !included.contains(path) { continue }
+        // A template this kind's pages cannot reach is left out; one they may reach, or any
+        // when their set is not known (`reads` nil), and every other file are in.
+        if templates.contains(path), let read = reads[kind.rawValue], !read.contains(path) {
+          continue
+        }
         hasher.add(path)
         file.contents.withUnsafeBytes { hasher.add($0) }
       }
       return hasher.value
     }
-    var structure = FingerprintHasher()
+    var structure = FingerprintHasher(key: key)
     structure.add(plan.pageCount)
     structure.add(plan.galleryPageCount)
     for (index, list) in plan.lists.enumerated() {
@@ -141,13 +144,13 @@ struct PageFingerprints: Sendable {
     }
     self.structure = structure.value
     let todos = plan.todos
-    todoRows = todos.indices.map { Self.rowHash(todos, at: $0) }
+    todoRows = todos.indices.map { Self.rowHash(todos, at: $0, key: key) }
     if let today = generated, plan.hasDueDates {
       shownRows = todos.indices.map { [todoRows] position in
         guard todos.hasDue(position), !todos.isComplete(position) else {
           return todoRows[position]
         }
-        var hasher = FingerprintHasher()
+        var hasher = FingerprintHasher(key: key)
         hasher.add(todoRows[position])
         hasher.add(todos[position].isOverdue(today: today))
         return hasher.value
@@ -155,7 +158,7 @@ struct PageFingerprints: Sendable {
     } else {
       shownRows = todoRows
     }
-    var layout = FingerprintHasher()
+    var layout = FingerprintHasher(key: key)
     for kind in [PageKind.todo, .index, .list] {
       layout.add(bases[kind.rawValue])
     }
@@ -180,8 +183,8 @@ struct PageFingerprints: Sendable {
   /// `photoFiles` are the photos' files by possession id, for a possession's page.
   func fingerprint(
     of page: SitePlan.Page, file: String, photoFiles: [Int64: PageContext.PhotoFile]
-  ) -> UInt64? {
-    var hasher = FingerprintHasher()
+  ) -> KeyedHash? {
+    var hasher = FingerprintHasher(key: key)
     hasher.add(bases[PageKind(page).rawValue])
     hasher.add(file)
     switch page {
@@ -315,8 +318,8 @@ struct PageFingerprints: Sendable {
 
   /// The hash of the row of the to-do at `position` of `todos`: what a page that shows it adds
   /// to its fingerprint, and what `TodoCopyRecord` records of it.
-  static func rowHash(_ todos: TodoRows, at position: Int) -> UInt64 {
-    var hasher = FingerprintHasher()
+  static func rowHash(_ todos: TodoRows, at position: Int, key: HashKey) -> KeyedHash {
+    var hasher = FingerprintHasher(key: key)
     add(todoAt: position, of: todos, to: &hasher)
     return hasher.value
   }
@@ -363,26 +366,6 @@ struct PageFingerprints: Sendable {
       hasher.add(rendition.height)
     }
   }
-
-  /// The files templates include as partials (`{{> nav}}` from `layout.html` is `nav.html`,
-  /// or `nav` as written); every template when one changes its delimiters, which hides its
-  /// tags from this look.
-  static func partialNames(_ theme: Theme) -> Set<String> {
-    var names: Set<String> = []
-    for path in theme.templatePaths {
-      guard let text = theme.text(of: path) else { continue }
-      if text.contains("{{=") { return Set(theme.templatePaths) }
-      let fileExtension = path.hasSuffix(".md") ? ".md" : ".html"
-      var rest = Substring(text)
-      while let open = rest.range(of: "{{>") {
-        rest = rest[open.upperBound...]
-        let name = rest.prefix { $0 != "}" }.trimmingCharacters(in: .whitespaces)
-        names.insert(name)
-        names.insert(name + fileExtension)
-      }
-    }
-    return names
-  }
 }
 
 /// Fingerprints of a build's pages, by the hash of their file's path, as the next build reads
@@ -390,10 +373,10 @@ struct PageFingerprints: Sendable {
 struct FingerprintRecord: Sendable, Equatable {
   /// Sorted, with `values` in the same order.
   private(set) var keys: [UInt64] = []
-  private(set) var values: [UInt64] = []
+  private(set) var values: [KeyedHash] = []
 
   static let fileName = "fingerprints"
-  private static let header = Array("taskpress-fingerprints 1\n".utf8)
+  private static let header = Array("taskpress-fingerprints 2\n".utf8)
 
   init() {}
 
@@ -402,7 +385,7 @@ struct FingerprintRecord: Sendable, Equatable {
   /// `entries` are sorted in place (the sort is stable: a path given twice keeps its order), not
   /// copied with their offsets: a million pages' entries are 16 MB, and the copy with offsets
   /// and its sort took 38 MB more at the end of the build's rendering.
-  init(_ entries: consuming [(key: UInt64, value: UInt64)]) {
+  init(_ entries: consuming [(key: UInt64, value: KeyedHash)]) {
     entries.sort { $0.key < $1.key }
     keys.reserveCapacity(entries.count)
     values.reserveCapacity(entries.count)
@@ -418,9 +401,9 @@ struct FingerprintRecord: Sendable, Equatable {
 
   /// This record with the fingerprints of `entries` (path hash, fingerprint) in place of the
   /// recorded ones, and those of paths it lacks added; for a path given twice, the last.
-  func updating(_ entries: [(key: UInt64, value: UInt64)]) -> FingerprintRecord {
+  func updating(_ entries: [(key: UInt64, value: KeyedHash)]) -> FingerprintRecord {
     var updated = self
-    var added: [(key: UInt64, value: UInt64)] = []
+    var added: [(key: UInt64, value: KeyedHash)] = []
     for entry in entries {
       let position = Self.lowerBound(of: entry.key, in: keys)
       if position < keys.count, keys[position] == entry.key {
@@ -435,23 +418,23 @@ struct FingerprintRecord: Sendable, Equatable {
 
   /// The key of a page's file.
   static func key(_ file: String) -> UInt64 {
-    var hasher = FingerprintHasher()
+    var hasher = PathKeyHasher()
     hasher.add(file)
     return hasher.value
   }
 
   /// The key of the file whose path's UTF-8 bytes are `path`: `key(_:)` of that path.
   static func key(bytes path: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    var hasher = FingerprintHasher()
+    var hasher = PathKeyHasher()
     hasher.add(UnsafeRawBufferPointer(path))
     return hasher.value
   }
 
   /// The recorded fingerprint of `file`.
-  subscript(file: String) -> UInt64? { self[key: Self.key(file)] }
+  subscript(file: String) -> KeyedHash? { self[key: Self.key(file)] }
 
   /// The recorded fingerprint of the file whose `key(_:)` is `key`.
-  subscript(key key: UInt64) -> UInt64? {
+  subscript(key key: UInt64) -> KeyedHash? {
     let low = Self.lowerBound(of: key, in: keys)
     return low < keys.count && keys[low] == key ? values[low] : nil
   }
@@ -469,14 +452,15 @@ struct FingerprintRecord: Sendable, Equatable {
 
   var count: Int { keys.count }
 
-  /// The record as it is stored: a header line, then each key and value as 8 bytes, little
-  /// endian.
+  /// The record as it is stored: a header line, then each key (8 bytes) and value (16 bytes,
+  /// `low` first), little endian.
   var bytes: [UInt8] {
     var bytes = Self.header
-    bytes.reserveCapacity(bytes.count + keys.count * 16)
+    bytes.reserveCapacity(bytes.count + keys.count * 24)
     for (key, value) in zip(keys, values) {
       withUnsafeBytes(of: key.littleEndian) { bytes += $0 }
-      withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: value.low.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: value.high.littleEndian) { bytes += $0 }
     }
     return bytes
   }
@@ -484,22 +468,24 @@ struct FingerprintRecord: Sendable, Equatable {
   /// Reads a stored record; nil when `bytes` are not one (another version, cut short, keys out
   /// of order).
   init?(bytes: [UInt8]) {
-    guard bytes.starts(with: Self.header), (bytes.count - Self.header.count) % 16 == 0 else {
+    guard bytes.starts(with: Self.header), (bytes.count - Self.header.count) % 24 == 0 else {
       return nil
     }
-    let count = (bytes.count - Self.header.count) / 16
+    let count = (bytes.count - Self.header.count) / 24
     keys.reserveCapacity(count)
     values.reserveCapacity(count)
     let ok = bytes.withUnsafeBytes { raw -> Bool in
       var offset = Self.header.count
       for _ in 0..<count {
         let key = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        let value = UInt64(
-          littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        let value = KeyedHash(
+          low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)),
+          high: UInt64(
+            littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
         if let last = keys.last, last >= key { return false }
         keys.append(key)
         values.append(value)
-        offset += 16
+        offset += 24
       }
       return true
     }
@@ -507,12 +493,68 @@ struct FingerprintRecord: Sendable, Equatable {
   }
 }
 
-/// A 64-bit hash of a sequence of values, each fed with its length or a fixed size, so that
-/// two different sequences never feed the same words. The same on every run and machine (unlike
-/// Swift's `Hasher`): each 8-byte word is multiplied into the state, rotated and multiplied
-/// again, and the result avalanched. Not for adversaries: a page whose inputs were crafted to
-/// collide with its previous ones would keep its previous file.
+/// The keyed 128-bit hash (SipHash-2-4-128, `SipHasher`) of a sequence of values, each fed with
+/// its length or a fixed size, so that two different sequences never feed the same words: what
+/// a page's fingerprint, a to-do's row hash and the layout of the to-dos are made with. Its key
+/// is the output folder's (`HashKey`), so no input can be chosen to collide with another.
 struct FingerprintHasher {
+  private var hasher: SipHasher
+
+  init(key: HashKey) {
+    hasher = SipHasher(key: key)
+  }
+
+  var value: KeyedHash { hasher.finalize() }
+
+  mutating func add(_ number: Int) { hasher.add(word: UInt64(bitPattern: Int64(number))) }
+
+  mutating func add(_ number: Int64) { hasher.add(word: UInt64(bitPattern: number)) }
+
+  mutating func add(_ number: UInt64) { hasher.add(word: number) }
+
+  mutating func add(_ hash: KeyedHash) {
+    hasher.add(word: hash.low)
+    hasher.add(word: hash.high)
+  }
+
+  mutating func add(_ flag: Bool) { hasher.add(word: flag ? 1 : 0) }
+
+  mutating func add(_ text: String) {
+    if let done: Void = text.utf8.withContiguousStorageIfAvailable({
+      add(UnsafeRawBufferPointer($0))
+    }) {
+      return done
+    }
+    var text = text
+    text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Adds the count of `bytes`, then the bytes as little-endian words, the last padded with
+  /// zeros.
+  mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    add(bytes.count)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      hasher.add(
+        word: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+      offset += 8
+    }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      for (shift, byte) in bytes[offset...].enumerated() {
+        tail |= UInt64(byte) << (8 * UInt64(shift))
+      }
+      hasher.add(word: tail)
+    }
+  }
+}
+
+/// A 64-bit unkeyed hash of a page's path, the key of its fingerprint in `FingerprintRecord`:
+/// each 8-byte word is multiplied into the state, rotated and multiplied again, and the result
+/// avalanched. Not for adversaries, and nothing trusts it to mean "unchanged": two paths with
+/// one key share a slot of the record, and a page's fingerprint (keyed, with its path in it) is
+/// then another page's, which can only make it render.
+struct PathKeyHasher {
   private var state: UInt64 = 0x243F_6A88_85A3_08D3
 
   var value: UInt64 {

@@ -21,7 +21,7 @@ extension Build {
   /// the key of its file (`FingerprintRecord`), and how many pages it rendered.
   struct StagedPages {
     var photoFiles: [Int64: PageContext.PhotoFile]
-    var fingerprints: [(key: UInt64, value: UInt64)]
+    var fingerprints: [(key: UInt64, value: KeyedHash)]
     var rendered: Int
     /// The recorded fingerprints, when only the pages that show a changed row were
     /// fingerprinted among those that show to-dos (`RenderPaths.dependents`): the record of
@@ -112,7 +112,7 @@ extension Build {
     let plainContexts = (0..<threads).map { _ in makeContext([:]) }
     let collected = Mutex<
       (
-        fingerprints: [(key: UInt64, value: UInt64)], carried: [UInt64], renderedKeys: [UInt64],
+        fingerprints: [(key: UInt64, value: KeyedHash)], carried: [UInt64], renderedKeys: [UInt64],
         rendered: Int
       )
     >(([], [], [], 0))
@@ -121,7 +121,7 @@ extension Build {
     // Each thread's fingerprints go there batch by batch, not all at its end: the whole and
     // each thread's part (16 MB for a million pages) are not both held at once.
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
-      var fingerprinted: [(key: UInt64, value: UInt64)] = []
+      var fingerprinted: [(key: UInt64, value: KeyedHash)] = []
       var carried: [UInt64] = []
       // With `looked`: the keys of the pages fingerprinted and rendered (not carried over).
       var renderedKeys: [UInt64] = []

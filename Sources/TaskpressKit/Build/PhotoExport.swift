@@ -28,7 +28,7 @@ extension Build {
     guard options.renderPaths.contains(.recordedPhotos), let key,
       let bytes = writer.previousStateFile(besideManifest: PhotoRecord.fileName),
       let record = PhotoRecord(bytes: bytes), record.key == key,
-      photosKey(options, settings: settings) == key,
+      photosKey(options, settings: settings, key: writer.hashKey) == key,
       record.vipsVersion.map({ $0 == Vips.version }) ?? true,
       try writer.keepAll(record.paths)
     else { return nil }

@@ -4,36 +4,39 @@
 /// shows by comparing the rows (`PageFingerprints.pages(showingChangesSince:)`), without making
 /// the fingerprint of every page (`RenderPaths.dependents`).
 struct RowRecord: Sendable, Equatable {
-  var layout: UInt64
-  var rows: [UInt64]
+  var layout: KeyedHash
+  var rows: [KeyedHash]
 
   static let fileName = "rows"
-  private static let header = Array("taskpress-rows 1\n".utf8)
+  private static let header = Array("taskpress-rows 2\n".utf8)
 
-  init(layout: UInt64, rows: [UInt64]) {
+  init(layout: KeyedHash, rows: [KeyedHash]) {
     self.layout = layout
     self.rows = rows
   }
 
-  /// The record as it is stored: a header line, then the layout and each row's hash as 8 bytes,
-  /// little endian.
+  /// The record as it is stored: a header line, then the layout and each row's hash as 16
+  /// bytes (`low` first), little endian.
   var bytes: [UInt8] {
     var bytes = Self.header
-    bytes.reserveCapacity(bytes.count + (rows.count + 1) * 8)
-    for word in CollectionOfOne(layout).lazy + rows {
-      withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
+    bytes.reserveCapacity(bytes.count + (rows.count + 1) * 16)
+    for hash in CollectionOfOne(layout).lazy + rows {
+      withUnsafeBytes(of: hash.low.littleEndian) { bytes += $0 }
+      withUnsafeBytes(of: hash.high.littleEndian) { bytes += $0 }
     }
     return bytes
   }
 
   /// Reads a stored record; nil when `bytes` are not one (another version, cut short).
   init?(bytes: [UInt8]) {
-    guard bytes.starts(with: Self.header), bytes.count >= Self.header.count + 8,
-      (bytes.count - Self.header.count) % 8 == 0
+    guard bytes.starts(with: Self.header), bytes.count >= Self.header.count + 16,
+      (bytes.count - Self.header.count) % 16 == 0
     else { return nil }
     let words = bytes.withUnsafeBytes { raw in
-      stride(from: Self.header.count, to: raw.count, by: 8).map {
-        UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0, as: UInt64.self))
+      stride(from: Self.header.count, to: raw.count, by: 16).map {
+        KeyedHash(
+          low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0, as: UInt64.self)),
+          high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 + 8, as: UInt64.self)))
       }
     }
     layout = words[0]

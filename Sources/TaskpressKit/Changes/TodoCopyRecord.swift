@@ -10,13 +10,13 @@ struct TodoCopyRecord: Sendable, Equatable {
   /// file written or touched since has another (its change time moves with any write).
   var identity: [UInt64]
   var pks: [Int64]
-  var hashes: [UInt64]
+  var hashes: [KeyedHash]
 
   static let fileName = "todo-copy"
-  private static let header = Array("taskpress-todo-copy 1\n".utf8)
+  private static let header = Array("taskpress-todo-copy 2\n".utf8)
   private static let identityWords = 5
 
-  init(identity: [UInt64], pks: [Int64], hashes: [UInt64]) {
+  init(identity: [UInt64], pks: [Int64], hashes: [KeyedHash]) {
     precondition(identity.count == Self.identityWords && pks.count == hashes.count)
     self.identity = identity
     self.pks = pks
@@ -37,8 +37,8 @@ struct TodoCopyRecord: Sendable, Equatable {
     ]
   }
 
-  /// The record as it is stored: a header line, the identity, the count, then each pk and
-  /// hash, as 8 bytes little endian each.
+  /// The record as it is stored: a header line, the identity, the count, then each pk (8 bytes)
+  /// and hash (16 bytes, `low` first), little endian.
   var bytes: [UInt8] {
     var bytes = Self.bytes(count: pks.count, rows: zip(pks, hashes))
     Self.setIdentity(identity, in: &bytes)
@@ -48,9 +48,9 @@ struct TodoCopyRecord: Sendable, Equatable {
   /// The stored record of `count` rows (pk, hash), with an identity of zeros: a build makes it
   /// before its commit, and sets the identity of the copy it committed (`setIdentity`) in
   /// place, without a copy of a million rows' record.
-  static func bytes(count: Int, rows: some Sequence<(Int64, UInt64)>) -> [UInt8] {
+  static func bytes(count: Int, rows: some Sequence<(Int64, KeyedHash)>) -> [UInt8] {
     var bytes = header
-    bytes.reserveCapacity(bytes.count + (identityWords + 1 + 2 * count) * 8)
+    bytes.reserveCapacity(bytes.count + (identityWords + 1 + 3 * count) * 8)
     func add(_ word: UInt64) {
       withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
     }
@@ -59,7 +59,8 @@ struct TodoCopyRecord: Sendable, Equatable {
     var added = 0
     for (pk, hash) in rows {
       add(UInt64(bitPattern: pk))
-      add(hash)
+      add(hash.low)
+      add(hash.high)
       added += 1
     }
     precondition(added == count, "\(added) rows for a record of \(count)")
@@ -89,13 +90,15 @@ struct TodoCopyRecord: Sendable, Equatable {
       }
     }
     let count = Int(truncatingIfNeeded: words[Self.identityWords])
-    guard count >= 0, words.count == Self.identityWords + 1 + 2 * count else { return nil }
+    guard count >= 0, words.count == Self.identityWords + 1 + 3 * count else { return nil }
     identity = Array(words[..<Self.identityWords])
     let rows = words[(Self.identityWords + 1)...]
-    pks = stride(from: rows.startIndex, to: rows.endIndex, by: 2).map {
+    pks = stride(from: rows.startIndex, to: rows.endIndex, by: 3).map {
       Int64(bitPattern: rows[$0])
     }
-    hashes = stride(from: rows.startIndex + 1, to: rows.endIndex, by: 2).map { rows[$0] }
+    hashes = stride(from: rows.startIndex + 1, to: rows.endIndex, by: 3).map {
+      KeyedHash(low: rows[$0], high: rows[$0 + 1])
+    }
   }
 }
 
@@ -122,7 +125,8 @@ struct TodoCopy: Sendable, Equatable {
   /// hashes are the recorded ones. Nil when more than `rowLimit` rows differ, when the copy
   /// does not have one of them as recorded, or when it has a pk twice (its rows are then paired
   /// as a whole).
-  func differingRows(_ rows: TodoRows) -> (old: PreviousTodos, positions: [Int])? {
+  /// `key` is the output folder's: the one the record's hashes were made with.
+  func differingRows(_ rows: TodoRows, key: HashKey) -> (old: PreviousTodos, positions: [Int])? {
     let pks = record.pks
     let hashes = record.hashes
     guard zip(pks, pks.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
@@ -136,7 +140,7 @@ struct TodoCopy: Sendable, Equatable {
         next += 1
       }
       if next < pks.count, pks[next] == pk {
-        if hashes[next] != PageFingerprints.rowHash(rows, at: position) {
+        if hashes[next] != PageFingerprints.rowHash(rows, at: position, key: key) {
           wanted.append(pk)
           positions.append(position)
         }

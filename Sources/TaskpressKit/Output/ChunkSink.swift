@@ -13,7 +13,7 @@ public final class ChunkSink {
   private unowned let writer: OutputWriter
   private let slot: OutputWriter.Slot
   private var path: String { slot.path }
-  private var hasher = ContentHasher()
+  private var hasher: SipHasher
   private var size = 0
 
   /// The file already at the path, read alongside to find out whether anything changed.
@@ -29,6 +29,7 @@ public final class ChunkSink {
   init(writer: OutputWriter, slot: OutputWriter.Slot) throws {
     self.writer = writer
     self.slot = slot
+    hasher = SipHasher(key: writer.hashKey)
     ownedByTaskpress = writer.previous.files[slot.path] != nil
     // Should anything below throw, deinit still runs and frees `buffer`.
     buffer = .allocate(byteCount: OutputWriter.chunkSize, alignment: 16)

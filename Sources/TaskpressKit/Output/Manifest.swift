@@ -6,22 +6,26 @@ import Dispatch
 /// taskpress created:
 ///
 /// ```
-/// taskpress-manifest 1
-/// 8f1a9c03d2e4b5a6 2048 1732900000123456789 todos/3.html
+/// taskpress-manifest 2
+/// 8f1a9c03d2e4b5a60c1d2e3f4a5b6c7d 2048 1732900000123456789 todos/3.html
 /// folder todos
 /// ```
 ///
-/// A file line is the content hash, the size in bytes, the modification time (nanoseconds since
+/// A file line is the content's keyed hash (`KeyedHash`, under the folder's `HashKey`; 32 hex
+/// digits; a manifest of version 1, with 16 digits of an unkeyed hash, is read with hashes that
+/// match nothing), the size in bytes, the modification time (nanoseconds since
 /// the epoch) of the file as written, and the path. The modification time lets a rebuild trust
 /// the hash without reading the file; when it differs, the file is compared byte by byte.
 struct Manifest: Equatable {
   struct Entry: Equatable {
-    var hash: ContentHash
+    var hash: KeyedHash
     var size: Int
     var modified: Int64
   }
 
-  static let header = "taskpress-manifest 1"
+  static let header = "taskpress-manifest 2"
+  /// The header of a manifest of an earlier version, whose hashes were 16 digits, unkeyed.
+  static let headerVersion1 = "taskpress-manifest 1"
 
   var files = Files()
   /// Folders taskpress created (so it may remove them when they become empty).
@@ -54,6 +58,7 @@ struct Manifest: Equatable {
     let folderPrefix = Array("folder ".utf8)
     var start = 0
     var first = true
+    var digits = 32
     while start < text.count {
       var end = start
       while end < text.count && text[end] != newline { end += 1 }
@@ -61,7 +66,11 @@ struct Manifest: Equatable {
       start = end + 1
       if line.isEmpty { continue }
       if first {
-        guard line.elementsEqual(header.utf8) else { return nil }
+        if line.elementsEqual(headerVersion1.utf8) {
+          digits = 16
+        } else {
+          guard line.elementsEqual(header.utf8) else { return nil }
+        }
         first = false
         continue
       }
@@ -71,11 +80,18 @@ struct Manifest: Equatable {
         folders.insert(String(decoding: path, as: UTF8.self))
         continue
       }
-      // hash (16 hex digits) SP size SP mtime SP path
-      guard line.count > 17, line[16] == space, let hash = parseHex(line[0..<16]) else {
+      // hash (32 hex digits; 16 in version 1) SP size SP mtime SP path
+      guard line.count > digits + 1, line[digits] == space,
+        let high = parseHex(line[0..<(digits - 16)]),
+        let low = parseHex(line[(digits - 16)..<digits])
+      else {
         return nil
       }
-      var index = 17
+      // A version 1 hash, unkeyed, is kept as one no keyed hash is (its high half marked):
+      // nothing of the previous version is trusted to be unchanged.
+      let hash =
+        digits == 32 ? KeyedHash(low: low, high: high) : KeyedHash(low: low, high: ~0 ^ low)
+      var index = digits + 1
       guard let size = parseDecimal(line, &index), size >= 0, index < line.count,
         line[index] == space
       else { return nil }
@@ -86,7 +102,7 @@ struct Manifest: Equatable {
       let path = UnsafeBufferPointer(rebasing: line[(index + 1)...])
       guard OutputPath.problem(bytes: path) == nil else { return nil }
       files.insert(
-        bytes: path, Entry(hash: ContentHash(value: hash), size: Int(size), modified: modified))
+        bytes: path, Entry(hash: hash, size: Int(size), modified: modified))
     }
     return first ? nil : (files, folders)
   }
@@ -188,13 +204,13 @@ struct Manifest: Equatable {
   /// From how many files `text` writes on two threads.
   static let parallelThreshold = 16_384
 
-  /// The most room the lines of `files` take: per line 16 hex digits, two numbers of up to 20
+  /// The most room the lines of `files` take: per line 32 hex digits, two numbers of up to 20
   /// characters, 3 spaces, a newline, and the path.
   private static func lineCapacity(
     _ files: Slice<UnsafeBufferPointer<(path: String, entry: Entry)>>
   ) -> Int {
     var capacity = 0
-    for file in files { capacity += 16 + 20 + 20 + 4 + file.path.utf8.count }
+    for file in files { capacity += 32 + 20 + 20 + 4 + file.path.utf8.count }
     return capacity
   }
 
@@ -214,17 +230,24 @@ struct Manifest: Equatable {
   /// Writes the start of a file's line at `out`: its hash, size and modification time, each
   /// followed by a space.
   private static func putLine(_ entry: Entry, at out: inout UnsafeMutablePointer<UInt8>) {
-    var shift: UInt64 = 64
-    while shift > 0 {
-      shift -= 4
-      let nibble = UInt8((entry.hash.value >> shift) & 0xF)
-      put(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble, at: &out)
-    }
+    putHex(entry.hash.high, at: &out)
+    putHex(entry.hash.low, at: &out)
     put(UInt8(ascii: " "), at: &out)
     putDecimal(Int64(entry.size), at: &out)
     put(UInt8(ascii: " "), at: &out)
     putDecimal(entry.modified, at: &out)
     put(UInt8(ascii: " "), at: &out)
+  }
+
+  /// Writes `word` as 16 lower-case hexadecimal digits at `out`.
+  @inline(__always)
+  private static func putHex(_ word: UInt64, at out: inout UnsafeMutablePointer<UInt8>) {
+    var shift: UInt64 = 64
+    while shift > 0 {
+      shift -= 4
+      let nibble = UInt8((word >> shift) & 0xF)
+      put(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble, at: &out)
+    }
   }
 
   /// Writes the text of a manifest to `fd` as `text(files:folders:)` makes it, without holding
@@ -247,7 +270,7 @@ struct Manifest: Equatable {
       var failure: SystemError?
       file(index) { path, entry in
         do throws(SystemError) {
-          try stream.reserve(16 + 20 + 20 + 4 + path.count)
+          try stream.reserve(32 + 20 + 20 + 4 + path.count)
         } catch {
           failure = error
           return

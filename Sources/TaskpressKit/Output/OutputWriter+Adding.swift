@@ -21,7 +21,7 @@ extension OutputWriter {
   public func add(_ path: String, contentsOf buffer: UnsafeRawBufferPointer) throws {
     let slot = try reserve(path)
     do {
-      record(slot, try stage(slot, buffer, hash: ContentHash(of: buffer)))
+      record(slot, try stage(slot, buffer, hash: hashKey.hash(buffer)))
     } catch {
       release(slot)
       throw error
@@ -48,7 +48,7 @@ extension OutputWriter {
         }
         let buffer = UnsafeRawBufferPointer(rebasing: contents[start..<ends[index]])
         start = ends[index]
-        staged.append(try stage(slots[index], buffer, hash: ContentHash(of: buffer)))
+        staged.append(try stage(slots[index], buffer, hash: hashKey.hash(buffer)))
       }
     } catch {
       record(slots[..<staged.count], staged)
@@ -58,13 +58,13 @@ extension OutputWriter {
     record(slots[...], staged)
   }
 
-  /// Adds the file `path` with `bytes`, whose `ContentHash` the caller has already made (a
-  /// photo named by its hash); see ``add(_:bytes:)``.
-  public func add(_ path: String, bytes: [UInt8], hash: ContentHash?) throws {
+  /// Adds the file `path` with `bytes`, whose keyed hash (under `hashKey`) the caller may have
+  /// made already; see ``add(_:bytes:)``.
+  public func add(_ path: String, bytes: [UInt8], hash: KeyedHash?) throws {
     let slot = try reserve(path)
     do {
       let staged = try bytes.withUnsafeBytes {
-        try stage(slot, $0, hash: hash ?? ContentHash(of: $0))
+        try stage(slot, $0, hash: hash ?? hashKey.hash($0))
       }
       record(slot, staged)
     } catch {

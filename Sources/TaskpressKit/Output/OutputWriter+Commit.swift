@@ -199,6 +199,7 @@ extension OutputWriter {
       var manifestHash = repairing ? nil : previousManifestHash
       if !same || stateFolderExists() {
         let stateFD = try stateFolder()
+        try recordKeyIfNew(stateFD)
         if !same {
           manifestHash = try Self.writeFile(
             stateFD, Self.temporaryManifestName, statePath, manifest(folders))
@@ -215,6 +216,8 @@ extension OutputWriter {
     }
 
     let stateFD = try stateFolder()
+    // The key the manifest's hashes are made with, before the manifest.
+    try recordKeyIfNew(stateFD)
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
     let pendingHash = try Self.writeFile(
@@ -387,6 +390,18 @@ extension OutputWriter {
 
   private func stateFolderExists() -> Bool {
     state.withLock { $0.stateFolderFD >= 0 }
+  }
+
+  /// Writes `hashKey` into the state folder when this build made it, atomically (a temporary
+  /// file, then a rename), before any manifest whose hashes it made.
+  private func recordKeyIfNew(_ stateFD: Int32) throws(OutputError) {
+    guard hashKeyIsNew else { return }
+    let temporary = HashKey.fileName + ".tmp"
+    try Self.writeFile(hashKey.bytes, stateFD, temporary, statePath)
+    guard renameat(stateFD, temporary, stateFD, HashKey.fileName) == 0 else {
+      throw OutputError(
+        path: statePath + "/" + HashKey.fileName, reason: SystemError.current.reason)
+    }
   }
 
   /// The descriptor of the state folder, creating it when needed.

@@ -97,7 +97,7 @@ extension OutputWriter {
     recordStateFile(name, Array((manifestHash.hex + "\n").utf8) + bytes)
   }
 
-  private static func readStateFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {
+  static func readStateFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {
     let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }

@@ -49,6 +49,17 @@ extension OutputWriter {
     return String(decoding: bytes[(newline + 1)...], as: UTF8.self)
   }
 
+  /// The key in the state folder of the output folder `output` as it stands, read before the
+  /// folder is opened and locked: only for a guess, as `unverifiedInputs(ofOutput:)`. Nil when
+  /// there is none.
+  public static func unverifiedKey(ofOutput output: String) -> HashKey? {
+    guard let statePath = stateFolder(ofOutput: output) else { return nil }
+    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard stateFD >= 0 else { return nil }
+    defer { close(stateFD) }
+    return readSmallFile(stateFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
+  }
+
   /// Records `inputs` beside the manifest the commit just wrote, atomically. Best effort:
   /// without the record the next build only does more work.
   public func recordInputs(_ inputs: String) {

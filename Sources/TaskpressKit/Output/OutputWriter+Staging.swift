@@ -9,7 +9,7 @@
 extension OutputWriter {
   /// Decides whether `bytes` differ from what is at the slot's path and, when they do, stages
   /// them.
-  func stage(_ slot: Slot, _ bytes: UnsafeRawBufferPointer, hash: ContentHash) throws
+  func stage(_ slot: Slot, _ bytes: UnsafeRawBufferPointer, hash: KeyedHash) throws
     -> Staged
   {
     let path = slot.path
@@ -178,7 +178,7 @@ extension OutputWriter {
   }
 
   /// Records the size and modification time of a fully written staging file and closes it.
-  func finishStagingFile(_ fd: Int32, hash: ContentHash) throws(SystemError) -> Manifest.Entry {
+  func finishStagingFile(_ fd: Int32, hash: KeyedHash) throws(SystemError) -> Manifest.Entry {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw SystemError.current }
     close(fd)

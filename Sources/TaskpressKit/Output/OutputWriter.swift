@@ -51,6 +51,12 @@ public final class OutputWriter: @unchecked Sendable {
   let previous: Manifest
   /// The hash of the manifest as the previous build left it; nil when there is none.
   public let previousManifestHash: ContentHash?
+  /// The output folder's key (`HashKey`), read from the state folder; a new one when there is
+  /// none or it is damaged (`hashKeyIsNew`), which the commit records before the manifest.
+  public let hashKey: HashKey
+  /// Whether `hashKey` was made by this build: then nothing the last build recorded is
+  /// trusted (`previousManifestHash` is nil, so no record beside the manifest is read).
+  public let hashKeyIsNew: Bool
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
   var commitStepLimit: Int?
@@ -215,8 +221,17 @@ public final class OutputWriter: @unchecked Sendable {
       whenLocked()
       let loaded = try Self.loadState(statePath)
       previous = loaded.manifest
-      previousManifestHash = loaded.manifestHash
       repairing = loaded.repairing
+      if let key = loaded.key {
+        hashKey = key
+        hashKeyIsNew = false
+        previousManifestHash = loaded.manifestHash
+      } else {
+        // A key missing or damaged: a new one, and the plain path (no record trusted).
+        hashKey = HashKey.random()
+        hashKeyIsNew = true
+        previousManifestHash = nil
+      }
       initial.stateFolderFD = loaded.stateFolderFD
       foundAtFirstBuild =
         created || loaded.manifestHash != nil || loaded.repairing
@@ -352,12 +367,13 @@ public final class OutputWriter: @unchecked Sendable {
 
   /// Reads the state folder: the manifest, the marker of an interrupted commit; cleans leftovers.
   private static func loadState(_ statePath: String) throws(OutputError) -> (
-    manifest: Manifest, manifestHash: ContentHash?, repairing: Bool, stateFolderFD: Int32
+    manifest: Manifest, manifestHash: ContentHash?, repairing: Bool, stateFolderFD: Int32,
+    key: HashKey?
   ) {
     let folderFD: Int32
     do throws(SystemError) {
       guard let fd = try FileSystem.openDirectory(AT_FDCWD, statePath) else {
-        return (Manifest(), nil, false, -1)
+        return (Manifest(), nil, false, -1, nil)
       }
       folderFD = fd
     } catch {
@@ -381,7 +397,8 @@ public final class OutputWriter: @unchecked Sendable {
       unlinkat(folderFD, pendingManifestName, 0)
       unlinkat(folderFD, temporaryManifestName, 0)
       FileSystem.removeTree(folderFD, stagingFolder)
-      return (manifest, repairing ? nil : manifestHash, repairing, folderFD)
+      let key = readStateFile(folderFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
+      return (manifest, repairing ? nil : manifestHash, repairing, folderFD, key)
     } catch {
       close(folderFD)
       throw error

@@ -25,7 +25,7 @@ extension OutputWriter {
     private var plans: [Int32] = []
     private var kinds: [Kind] = []
     /// Of a staged file (else 0): its manifest entry, and the number of its flat staging name.
-    private var hashes: [UInt64] = []
+    private var hashes: [KeyedHash] = []
     private var sizes: [Int] = []
     private var modified: [Int64] = []
     private var flatNames: [UInt32] = []
@@ -49,7 +49,7 @@ extension OutputWriter {
       pathEnds.append(pathBytes.count)
       plans.append(0)
       kinds.append(.pending)
-      hashes.append(0)
+      hashes.append(.zero)
       sizes.append(0)
       modified.append(0)
       flatNames.append(0)
@@ -93,7 +93,7 @@ extension OutputWriter {
       switch staged {
       case .pending:
         kinds[index] = .pending
-        store(index, Manifest.Entry(hash: ContentHash(value: 0), size: 0, modified: 0))
+        store(index, Manifest.Entry(hash: .zero, size: 0, modified: 0))
         flatNames[index] = 0
       case .unchanged(let entry):
         kinds[index] = kept ? .kept : .unchanged
@@ -112,7 +112,7 @@ extension OutputWriter {
     }
 
     private mutating func store(_ index: Int, _ entry: Manifest.Entry) {
-      hashes[index] = entry.hash.value
+      hashes[index] = entry.hash
       sizes[index] = entry.size
       modified[index] = entry.modified
     }
@@ -163,7 +163,7 @@ extension OutputWriter {
     /// The manifest entry of the file at `index`, once it is staged.
     func entry(_ index: Int) -> Manifest.Entry {
       Manifest.Entry(
-        hash: ContentHash(value: hashes[index]), size: sizes[index], modified: modified[index])
+        hash: hashes[index], size: sizes[index], modified: modified[index])
     }
   }
 }

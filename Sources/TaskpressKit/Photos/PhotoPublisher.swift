@@ -329,12 +329,7 @@ final class PhotoPublisher: Sendable {
     case .stripped(let published):
       let suffix = settings.keepMetadata ? "-metadata" : ""
       let path = "photos/\(name)\(suffix).\(photo.format.fileExtension)"
-      // Nothing cut out (`LosslessStrip` hands back the array it was given): the bytes are
-      // the photo's, whose hash is known.
-      let unchanged = published.withUnsafeBufferPointer { kept in
-        bytes.withUnsafeBufferPointer { $0.baseAddress == kept.baseAddress }
-      }
-      try writer.add(path, bytes: published, hash: unchanged ? hash : nil)
+      try writer.add(path, bytes: published, hash: nil)
       return .success(
         PublishedPhoto(renditions: [.init(path: path, width: width, height: height)]))
     }
@@ -395,15 +390,15 @@ final class PhotoPublisher: Sendable {
   /// nothing decoded. Nil when the photo must be decoded.
   private func previousRenditions(of photo: PhotoInfo, name: String) throws -> PublishedPhoto? {
     guard let previous = previousRenditions[renditionKey(photo, name: name)] else { return nil }
-    var kept: [(PublishedPhoto.Rendition, [UInt8], ContentHash)] = []
+    var kept: [(PublishedPhoto.Rendition, [UInt8])] = []
     for (path, _) in previous {
       guard let entry = writer.previous.files[path], let bytes = readSite(path, entry),
         case .image(_, let width?, let height?) = ImageSniffer.sniff(bytes, isComplete: true)
       else { return nil }
-      kept.append((.init(path: path, width: width, height: height), bytes, entry.hash))
+      kept.append((.init(path: path, width: width, height: height), bytes))
     }
-    for (rendition, bytes, hash) in kept {
-      try writer.add(rendition.path, bytes: bytes, hash: hash)
+    for (rendition, bytes) in kept {
+      try writer.add(rendition.path, bytes: bytes)
     }
     return PublishedPhoto(renditions: kept.map(\.0))
   }

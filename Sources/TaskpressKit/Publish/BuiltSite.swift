@@ -16,10 +16,10 @@ public final class BuiltSite: @unchecked Sendable {
   /// One file of the site.
   public struct File: Sendable, Equatable {
     public var path: String
-    public var hash: ContentHash
+    public var hash: KeyedHash
     public var size: Int
 
-    public init(path: String, hash: ContentHash, size: Int) {
+    public init(path: String, hash: KeyedHash, size: Int) {
       self.path = path
       self.hash = hash
       self.size = size

@@ -218,12 +218,7 @@ struct TemplateCheck {
   /// The theme file `{{> name}}` in `includer` finds: `name` with the includer's extension,
   /// then `name` as written (as the build's partial resolver does).
   private func partialPath(_ name: String, includedFrom includer: String) -> String? {
-    if let suffix = Self.fileExtension(of: includer), !name.hasSuffix(suffix),
-      outlines[name + suffix] != nil
-    {
-      return name + suffix
-    }
-    return outlines[name] == nil ? nil : name
+    Self.partialPath(name, includedFrom: includer, outlines)
   }
 
   private func partialSuggestion(_ name: String, _ includer: String) -> String {
@@ -313,5 +308,56 @@ struct TemplateCheck {
   private static func split(_ path: String) -> (String, String) {
     guard let suffix = Self.fileExtension(of: path) else { return (path, "") }
     return (String(path.dropLast(suffix.count)), suffix)
+  }
+}
+
+// MARK: - Which templates a page reads
+
+extension TemplateCheck {
+  /// The templates a page of each kind can read when it is rendered, by `PageKind.rawValue`:
+  /// its body template and `layout.html`, with every partial and parent (`{{<parent}}`) they
+  /// reach, found by the walk the check makes (the same outlines, the same lookup of a
+  /// partial's file). Nil for a kind whose set is not known — a dynamic name (`{{>*name}}`), a
+  /// partial not found, a template that does not parse, a body template missing: that page
+  /// depends on every template (fail closed).
+  static func templateFiles(_ theme: Theme) -> [Set<String>?] {
+    var outlines: [String: TemplateOutline] = [:]
+    for path in theme.templatePaths {
+      guard let file = theme.files[path],
+        let outline = try? TemplateOutline(bytes: file.contents, name: file.displayPath)
+      else { return PageKind.allCases.map { _ in nil } }
+      outlines[path] = outline
+    }
+    return PageKind.allCases.map { kind in
+      guard let body = try? theme.bodyTemplate(kind.name) else { return nil }
+      var reached: Set<String> = []
+      var pending = [body, "layout.html"]
+      while let path = pending.popLast() {
+        guard reached.insert(path).inserted else { continue }
+        guard let outline = outlines[path] else { return nil }
+        var tags = outline.tags
+        while let tag = tags.popLast() {
+          tags += tag.children
+          guard tag.kind == .partial || tag.kind == .parent else { continue }
+          guard !tag.isDynamic, let found = partialPath(tag.name, includedFrom: path, outlines)
+          else { return nil }
+          pending.append(found)
+        }
+      }
+      return reached
+    }
+  }
+
+  /// The theme file `{{> name}}` in `includer` finds among `outlines`: `name` with the
+  /// includer's extension, then `name` as written (as the build's partial resolver does).
+  static func partialPath(
+    _ name: String, includedFrom includer: String, _ outlines: [String: TemplateOutline]
+  ) -> String? {
+    if let suffix = fileExtension(of: includer), !name.hasSuffix(suffix),
+      outlines[name + suffix] != nil
+    {
+      return name + suffix
+    }
+    return outlines[name] == nil ? nil : name
   }
 }
