@@ -23,7 +23,7 @@ public struct PublishRecord: Sendable, Equatable {
   /// (a listing without hashes, or with other ones): a size no file has, so that the plan
   /// replaces it and never takes it for unchanged.
   public static func unknown(_ path: String) -> BuiltSite.File {
-    BuiltSite.File(path: path, hash: ContentHash(value: 0), size: Int(Int64.max))
+    BuiltSite.File(path: path, hash: .zero, size: Int(Int64.max))
   }
 
   /// The record's file name for `destination`, in the state folder's `published/`.
