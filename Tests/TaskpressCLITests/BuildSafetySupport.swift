@@ -107,7 +107,8 @@ struct FolderSnapshot: Equatable {
   var contentsApartFromChanges: [String: Data] {
     var files = contents.filter { path, _ in
       ![
-        "changes.html", "data/changes.json", "data/history.json", "feed.xml", "feed.json",
+        "changes.html", "data/changes.json", "data/history.json", "data/todo-history.json",
+        "feed.xml", "feed.json",
       ].contains(path)
         && !path.hasPrefix("changes/")
     }
@@ -115,6 +116,12 @@ struct FolderSnapshot: Equatable {
       let text = String(decoding: index, as: UTF8.self)
       files["index.html"] = Data(
         text.replacing(/(?s)<div class="report">.*?<\/section>\n<\/div>\n/, with: "").utf8)
+    }
+    // Each to-do's page shows its own history (the builds that saw it change), which a site
+    // built once does not have.
+    for (path, bytes) in files where path.hasPrefix("todos/") {
+      let text = String(decoding: bytes, as: UTF8.self)
+      files[path] = Data(text.replacing(/(?s)<h2>History<\/h2>\n<ul>\n.*?<\/ul>\n/, with: "").utf8)
     }
     return files
   }

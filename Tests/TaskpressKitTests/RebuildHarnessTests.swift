@@ -1,10 +1,15 @@
 import Foundation
-import Glibc
 import Synchronization
 import TestFixtures
 import Testing
 
 @testable import TaskpressKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A differential harness of rebuilds: seeded random chains of edits to a small site, each
 /// rebuild in place compared byte for byte (the site, and the public part of the state folder:
@@ -96,7 +101,7 @@ struct RebuildHarnessTests {
         case 0:
           try inputs.writeTemplate(
             "todo-item.html",
-            "<li>{{todo.title}} {{#todo.complete}}done{{/todo.complete}}</li>" + mark)
+            "<li>{{title}} {{#complete}}done{{/complete}}</li>" + mark)
           return "template todo-item.html"
         case 1:
           try inputs.writeTemplate("index.html", RebuildHarnessTests.index(mark))
