@@ -137,11 +137,13 @@ final class ImmutableRead {
 
   // MARK: - Files
 
-  /// Bytes 18 and 19 of the header (the read and write versions) are 2 in WAL mode.
-  private static func isWALMode(_ descriptor: Int32) -> Bool {
+  /// SQLite opens a file in WAL mode when byte 19 of its header (the read version) is 2,
+  /// whatever byte 18 (the write version) says: a write version above 2 only makes the file
+  /// read-only. Both are 2 in a sound WAL-mode file; a damaged one may keep only byte 19.
+  static func isWALMode(_ descriptor: Int32) -> Bool {
     var header = [UInt8](repeating: 0, count: 20)
     let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
-    return count == 20 && header[18] == 2 && header[19] == 2
+    return count == 20 && header[19] == 2
   }
 
   private static func fileInfo(_ path: String) -> stat? {

@@ -90,6 +90,25 @@ import Testing
     return files
   }
 
+  /// SQLite reads a file in WAL mode when byte 19 of its header is 2, whatever byte 18 says
+  /// (found by `Scripts/fuzz-databases`, seed 3049791712, case 120: a `-shm` and an empty `-wal`
+  /// were made beside the input).
+  @Test("a WAL database with a damaged write version makes no file beside it")
+  func damagedWriteVersion() throws {
+    let root = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let path = try Self.database(in: root, named: "data", open: false)
+    let data = (path as NSString).deletingLastPathComponent
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.seek(toOffset: 18)
+    try handle.write(contentsOf: Data([0x66]))
+    try handle.close()
+    let before = try Self.listing(data)
+    let result = try Self.build(path, output: "\(root)/site")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try Self.listing(data) == before)
+  }
+
   @Test(
     "a WAL database in a folder without write permission builds, with and without its log",
     arguments: [false, true])
