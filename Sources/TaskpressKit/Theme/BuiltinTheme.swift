@@ -789,7 +789,13 @@ details summary { cursor: pointer; color: var(--accent); }
 <h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
+{{#avifSrcset}}
+<picture><source type="image/avif" srcset="{{avifSrcset}}" sizes="(max-width: 72rem) 100vw, 72rem"><source type="image/webp" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem">
+{{/avifSrcset}}
 <img src="{{url}}" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem" alt="{{alt}}" width="{{width}}" height="{{height}}">
+{{#avifSrcset}}
+</picture>
+{{/avifSrcset}}
 </figure>
 {{/possession.photo}}
 {{^possession.photo}}
@@ -810,7 +816,13 @@ details summary { cursor: pointer; color: var(--accent); }
 <li class="item">
 <a href="{{url}}">
 {{#photo}}
+{{#avifSrcset}}
+<picture><source type="image/avif" srcset="{{avifSrcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem"><source type="image/webp" srcset="{{srcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem">
+{{/avifSrcset}}
 <img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
+{{#avifSrcset}}
+</picture>
+{{/avifSrcset}}
 {{/photo}}
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
