@@ -1071,6 +1071,7 @@ on this page by id, each:
 | `photo.url` | `../photos/9f2c…e1-1600.webp`: the widest file of the photo |
 | `photo.thumbUrl` | `../photos/9f2c…e1-320.webp`: the narrowest |
 | `photo.srcset` | `../photos/9f2c…e1-320.webp 320w, ../photos/9f2c…e1-640.webp 640w, …`: every file with its width, for `srcset` |
+| `photo.avifSrcset` | `../photos/9f2c…e1-320w.avif 320w, …`: the AVIF twin of every file with its width, for a `<source type="image/avif">`; only with `--photo-formats webp,avif` and a photo that has renditions (absent otherwise: use it as a section) |
 | `photo.alt` | `Photo of Film camera` |
 | `photo.width`, `photo.height` | the size of `photo.url` in pixels |
 | `photo.thumbWidth`, `photo.thumbHeight` | the size scaled to fit 320 × 320 |
