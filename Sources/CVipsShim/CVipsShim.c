@@ -44,6 +44,7 @@
   X(vips_image_get_typeof) \
   X(vips_image_get_width) \
   X(vips_image_hasalpha) \
+  X(vips_image_new_from_memory) \
   X(vips_image_remove) \
   X(vips_image_set_int) \
   X(vips_image_write_to_memory) \
@@ -66,6 +67,10 @@
 #define TPV_POINTER(name) static __typeof__(name) *tpv_p_##name;
 TPV_FUNCTIONS(TPV_POINTER)
 #undef TPV_POINTER
+
+/// libvips' HEIF saver, looked up apart: a libvips built without libheif has none, and then
+/// taskpress publishes WebP alone (NULL).
+static __typeof__(vips_heifsave_buffer) *tpv_p_vips_heifsave_buffer;
 
 /// A libvips or GLib function, as loaded.
 #define V(name) (*tpv_p_##name)
@@ -91,6 +96,8 @@ static int tpv_load_library(void) {
   }
   TPV_FUNCTIONS(TPV_LOOK_UP)
 #undef TPV_LOOK_UP
+  tpv_p_vips_heifsave_buffer =
+      (__typeof__(vips_heifsave_buffer) *)dlsym(library, "vips_heifsave_buffer");
   return 0;
 }
 
@@ -313,9 +320,43 @@ static int tpv_encode(VipsImage *image, int quality, int jpeg, int keep_metadata
   return 0;
 }
 
+/// Encodes `image` as AVIF (HEIF with AV1) into `out`: `quality` and `effort` (0-9) as libvips
+/// takes them.
+static int tpv_encode_avif(
+    VipsImage *image, int quality, int effort, int keep_metadata, tpv_image *out) {
+  if (tpv_p_vips_heifsave_buffer == NULL) {
+    V(vips_error)("taskpress", "this libvips has no HEIF saver (heifsave)");
+    return -1;
+  }
+  void *bytes = NULL;
+  size_t length = 0;
+  if (V(vips_heifsave_buffer)(image, &bytes, &length, "Q", quality, "compression",
+                              VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort, "bitdepth", 8,
+                              "strip", !keep_metadata, NULL))
+    return -1;
+  out->bytes = bytes;
+  out->length = length;
+  out->width = V(vips_image_get_width)(image);
+  out->height = V(vips_image_get_height)(image);
+  return 0;
+}
+
+int tpv_avif_probe(char **error) {
+  static const unsigned char pixels[16 * 16 * 3] = {0};
+  tpv_image out = {0};
+  VipsImage *image = V(vips_image_new_from_memory)(pixels, sizeof pixels, 16, 16, 3,
+                                                   VIPS_FORMAT_UCHAR);
+  int failed = image == NULL || tpv_encode_avif(image, 50, 9, 0, &out);
+  if (failed) tpv_take_error(error, "AVIF could not be encoded");
+  if (image != NULL) V(g_object_unref)(image);
+  if (out.bytes != NULL) V(g_free)(out.bytes);
+  return failed ? -1 : 0;
+}
+
 int tpv_make_renditions(
     tpv_format format, tpv_reader reader, const int *widths, int count, int quality, int jpeg,
-    int keep_metadata, int fail_on_warning, tpv_image *images, char **error) {
+    int keep_metadata, int fail_on_warning, int avif_quality, int avif_effort,
+    tpv_image *images, char **error) {
   VipsFailOn fail_on = fail_on_warning ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
   VipsSource *source = tpv_source(&reader);
   VipsImage *header = NULL;
@@ -380,6 +421,9 @@ int tpv_make_renditions(
       image = smaller;
     }
     int encoded = tpv_encode(image, quality, jpeg, keep_metadata, &images[made]);
+    if (!encoded && avif_quality > 0)
+      encoded = tpv_encode_avif(image, avif_quality, avif_effort, keep_metadata,
+                                &images[count + made]);
     if (smaller != NULL) V(g_object_unref)(smaller);
     if (encoded) goto done;
   }
@@ -388,8 +432,8 @@ int tpv_make_renditions(
 done:
   if (failed) {
     tpv_take_error(error, "the photo could not be decoded");
-    for (int i = 0; i < made; i++) {
-      V(g_free)(images[i].bytes);
+    for (int i = 0; i < (avif_quality > 0 ? 2 * count : count); i++) {
+      if (images[i].bytes != NULL) V(g_free)(images[i].bytes);
       images[i].bytes = NULL;
     }
   }

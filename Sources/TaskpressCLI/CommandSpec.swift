@@ -124,6 +124,10 @@ enum Specs {
         name: "keep-photo-metadata",
         help: "Publish photos' EXIF/XMP/IPTC metadata (GPS position, camera) as stored."),
       OptionSpec(
+        name: "photo-formats", valueName: "<list>",
+        help: "Photos' rendition formats: webp, or webp,avif (AVIF beside WebP).",
+        defaultText: "webp", choices: ["webp", "webp,avif"]),
+      OptionSpec(
         name: "photo-cache", valueName: "<dir>",
         help: "Keep photos' renditions in this folder across builds and checkouts."),
       OptionSpec(

@@ -294,6 +294,17 @@ enum Configuration {
       }
       options.maxPhotoPixels = pixels
     case "keep-photo-metadata": options.keepPhotoMetadata = value == "true"
+    case "photo-formats":
+      let formats = value.split(separator: ",", omittingEmptySubsequences: false).map {
+        BuildOptions.PhotoFormat(rawValue: $0.trimmingCharacters(in: .whitespaces).lowercased())
+      }
+      guard formats.first == .webp, !formats.contains(nil), Set(formats).count == formats.count
+      else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected 'webp' or 'webp,avif' (WebP always, "
+            + "AVIF beside it)")
+      }
+      options.photoFormats = formats.compactMap { $0 }
     case "host":
       guard HostLimits.named(value) != nil else {
         throw UsageError(

@@ -80,14 +80,14 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
       + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
       + " --noindex --csv-bom --previous --date --history-limit --max-photo-pixels"
-      + " --keep-photo-metadata --photo-cache --photo-cache-size --host --help"
+      + " --keep-photo-metadata --photo-formats --photo-cache --photo-cache-size --host --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",
         "build publish init render check serve completions help --help -h --version",
         "build",
         buildOptions,
-        "--possessions --page-size --pretty-urls --previous --photo-cache --photo-cache-size",
+        "--possessions --page-size --pretty-urls --previous --photo-formats --photo-cache --photo-cache-size",
         "en ja",
         "site",
         "--help -h bash zsh fish",

@@ -724,3 +724,209 @@ private func hex(_ bytes: [UInt8]) -> String {
     #expect(try image.srcset.map { try built.bytes($0) } == expected)
   }
 }
+
+/// `--photo-formats webp,avif`: an AVIF beside each WebP rendition, in a `<picture>`.
+@Suite struct PhotoAVIFTests {
+  /// Runs `tool` with `arguments`; its exit status and standard output.
+  private static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(filePath: tool)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+  }
+
+  /// The `srcset` files of the `<source type="image/avif">` of a page, without `../`.
+  private static func avifSources(_ html: String) -> [String] {
+    guard
+      let tag = html.range(
+        of: #"<source type="image/avif" srcset="[^"]*""#, options: .regularExpression)
+    else { return [] }
+    let srcset = html[tag].split(separator: "\"")[3]
+    return srcset.split(separator: ",").map {
+      String($0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0].dropFirst(3))
+    }
+  }
+
+  @Test("the record of photos keeps each rendition's AVIF twin")
+  func record() throws {
+    let record = PhotoRecord(
+      key: "k", vipsVersion: "8.14.1",
+      photos: [
+        3: PublishedPhoto(
+          renditions: [
+            .init(path: "photos/aaaaaaaaaaaaaaaa-240w.webp", width: 240, height: 180),
+            .init(path: "photos/aaaaaaaaaaaaaaaa-640w.webp", width: 640, height: 480),
+          ],
+          avif: ["photos/aaaaaaaaaaaaaaaa-240w.avif", "photos/aaaaaaaaaaaaaaaa-640w.avif"]),
+        4: PublishedPhoto(renditions: [.init(path: "photos/b.jpg", width: 20, height: 10)]),
+      ], warnings: [])
+    #expect(PhotoRecord(bytes: record.bytes) == record)
+    #expect(record.paths.filter { $0.hasSuffix(".avif") }.count == 2)
+  }
+
+  @Test("libvips here encodes AVIF (heifsave with AV1)")
+  func available() {
+    #expect(Vips.avifUnavailable == nil)
+  }
+
+  @Test("AVIF asked for where it cannot be encoded: WebP alone and one warning naming the flag")
+  func unavailable() throws {
+    var options = BuildOptions()
+    options.photoFormats = [.webp, .avif]
+    var settings = try PhotoSettings(theme: Theme.load(overrides: nil), options: options)
+    #expect(settings.avif == PhotoSettings.avifDefaults)
+    var asked = 0
+    let none = settings.withoutUnavailableAVIF {
+      asked += 1
+      return nil
+    }
+    #expect(none.isEmpty)
+    #expect(settings.avif != nil)
+    let warnings = settings.withoutUnavailableAVIF { "no AV1 encoder" }
+    #expect(settings.avif == nil && asked == 1)
+    #expect(warnings.count == 1)
+    #expect(
+      warnings.first?.description.hasPrefix(
+        "--photo-formats: AVIF cannot be encoded here (no AV1 encoder); photos are published as "
+          + "WebP alone") == true)
+    // WebP alone asks nothing (libvips is not loaded for it).
+    var webp = PhotoSettings()
+    let asks = webp.withoutUnavailableAVIF {
+      Issue.record("asked")
+      return "x"
+    }
+    #expect(asks.isEmpty)
+  }
+
+  @Test("each WebP rendition gets an AVIF twin that decodes to its size, in a <picture>")
+  func twins() throws {
+    let plain = try PhotoSite()
+    let built = try PhotoSite { $0.photoFormats = [.webp, .avif] }
+    // The same warnings (the damaged photos), none about AVIF.
+    #expect(built.warnings.count == plain.warnings.count)
+    #expect(!built.warnings.contains { $0.contains("AVIF") })
+    let files = try built.photoFiles()
+    let webp = files.filter { $0.hasSuffix("w.webp") }
+    let avif = files.filter { $0.hasSuffix(".avif") }
+    #expect(!webp.isEmpty && avif.count == webp.count)
+    #expect(try plain.photoFiles().allSatisfy { !$0.hasSuffix(".avif") })
+    // The WebP files are those of a WebP-alone build (another key, the same bytes).
+    #expect(
+      Set(try webp.map { try built.bytes("photos/" + $0) })
+        == Set(
+          try plain.photoFiles().filter { $0.hasSuffix("w.webp") }.map {
+            try plain.bytes("photos/" + $0)
+          }))
+    for file in avif {
+      let twin = String(file.dropLast(5)) + ".webp"
+      #expect(webp.contains(twin), "\(file)")
+      let bytes = try built.bytes("photos/" + file)
+      #expect(Array(bytes[4..<12]) == Array("ftypavif".utf8), "\(file)")
+      // Decoded by libheif through the vips command, apart from taskpress.
+      let png = built.site.folder + "/" + file + ".png"
+      let vips = try TestEnvironment.requireTool(
+        "vips", candidates: ["/usr/bin/vips"], install: "apt-get install libvips-tools")
+      let (status, _) = try Self.run(
+        vips, ["copy", built.site.output + "/photos/" + file, png])
+      #expect(status == 0, "\(file)")
+      let decoded = [UInt8](try #require(FileManager.default.contents(atPath: png)))
+      guard
+        case .image(.png, let width?, let height?) = ImageSniffer.sniff(decoded, isComplete: true),
+        case .image(_, let webpWidth?, let webpHeight?) = ImageSniffer.sniff(
+          try built.bytes("photos/" + twin), isComplete: true)
+      else {
+        Issue.record("\(file) did not decode")
+        continue
+      }
+      #expect(width == webpWidth && height == webpHeight, "\(file)")
+    }
+    // The page offers the AVIF files first, the WebP ones after, the <img> as before.
+    let html = try built.site.page("possessions/2.html")
+    let image = try #require(try built.image("possessions/2.html"))
+    let sources = Self.avifSources(html)
+    #expect(sources == image.srcset.map { String($0.dropLast(5)) + ".avif" })
+    #expect(html.contains("<picture><source type=\"image/avif\""))
+    #expect(html.contains("</picture>"))
+    let gallery = try built.site.page("possessions/index.html")
+    #expect(gallery.contains("<source type=\"image/avif\""))
+    // WebP alone: no <picture>, the pages as they were.
+    #expect(!(try plain.site.page("possessions/2.html")).contains("<picture>"))
+  }
+
+  @Test("exiftool finds no GPS, camera, EXIF or XMP tag in the AVIF files")
+  func avifMetadata() throws {
+    let exiftool = try TestEnvironment.requireTool(
+      "exiftool", candidates: [PhotoRenditionTests.exiftool],
+      install: "apt-get install libimage-exiftool-perl")
+    let built = try PhotoSite { $0.photoFormats = [.webp, .avif] }
+    let avif = try built.photoFiles().filter { $0.hasSuffix(".avif") }
+    #expect(!avif.isEmpty)
+    let (_, tags) = try Self.run(
+      exiftool,
+      ["-q", "-q", "-G", "-s"] + avif.map { built.site.output + "/photos/" + $0 })
+    #expect(tags.contains("FileType"), "exiftool read the photos")
+    for tag in ["GPSLatitude", "GPSPosition", "Make", "Model", "[EXIF]", "[XMP"] {
+      #expect(!tags.contains(tag), "\(tag)")
+    }
+  }
+
+  @Test("a rebuild keeps the AVIF files; turning AVIF off decodes again and drops them")
+  func rebuilds() throws {
+    var built = try PhotoSite { $0.photoFormats = [.webp, .avif] }
+    let decoded = built.summary.photosDecoded
+    #expect(decoded > 0)
+    let files = try built.photoFiles()
+    var options = BuildOptions()
+    options.possessions = built.site.folder + "/possessions.sqlite"
+    options.photoFormats = [.webp, .avif]
+    let path = try #require(options.possessions)
+    try Database.openWritableForTesting(at: path).execute(
+      "UPDATE possessions SET name = 'renamed' WHERE id = 1")
+    try built.build(options)
+    #expect(built.summary.photosDecoded == 0)
+    #expect(try built.photoFiles() == files)
+    // An AVIF file deleted from the site: its photo is made again.
+    let avif = try #require(files.first { $0.hasSuffix(".avif") })
+    try FileManager.default.removeItem(atPath: built.site.output + "/photos/" + avif)
+    try Database.openWritableForTesting(at: path).execute(
+      "UPDATE possessions SET name = 'again' WHERE id = 1")
+    try built.build(options)
+    #expect(built.summary.photosDecoded == 1)
+    #expect(try built.photoFiles() == files)
+    // WebP alone: every photo with renditions made again (another key), no AVIF left.
+    options.photoFormats = [.webp]
+    try built.build(options)
+    #expect(built.summary.photosDecoded == decoded)
+    #expect(try built.photoFiles().allSatisfy { !$0.hasSuffix(".avif") })
+    #expect(!(try built.site.page("possessions/2.html")).contains("<picture>"))
+  }
+
+  @Test("a cold build with a warm --photo-cache decodes nothing and writes the same AVIF bytes")
+  func cache() throws {
+    let folder = try SiteFixture().folder
+    let first = try PhotoSite {
+      $0.photoFormats = [.webp, .avif]
+      $0.photoCache = folder + "/cache"
+    }
+    let second = try PhotoSite {
+      $0.photoFormats = [.webp, .avif]
+      $0.photoCache = folder + "/cache"
+    }
+    #expect(first.summary.photosDecoded > 0)
+    #expect(second.summary.photosDecoded == 0)
+    let files = try first.photoFiles()
+    #expect(try second.photoFiles() == files)
+    for file in files where file.hasSuffix(".avif") {
+      #expect(try first.bytes("photos/" + file) == second.bytes("photos/" + file), "\(file)")
+    }
+    #expect(
+      Self.avifSources(try first.site.page("possessions/2.html"))
+        == Self.avifSources(try second.site.page("possessions/2.html")))
+  }
+}

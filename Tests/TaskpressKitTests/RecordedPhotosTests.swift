@@ -206,6 +206,7 @@ import Testing
       "maxPhotoPixels": { $0.maxPhotoPixels = 1000 },
       "keepPhotoMetadata": { $0.keepPhotoMetadata = true },
       "mapping": { $0.mapping.possessions.table = "things" },
+      "photoFormats": { $0.photoFormats = [.webp, .avif] },
     ]
     // The fast paths give the same bytes; the templates are in the key as the theme's files.
     #expect(

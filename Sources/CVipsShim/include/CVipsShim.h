@@ -61,11 +61,18 @@ int tpv_read_header(tpv_format format, tpv_reader reader, tpv_header *header, ch
 /// `widths` (pixels as it is shown, after its EXIF orientation), turns it upright, and encodes
 /// one rendition per width into `images[i]` (made from the widest, in memory) as WebP (`jpeg`
 /// 0) or JPEG (`jpeg` 1) at `quality`, without its metadata unless `keep_metadata`.
-/// `fail_on_warning` makes any decoder warning (damaged data) an error. Returns 0, or -1 with
-/// `*error` set and no image left to free.
+/// `fail_on_warning` makes any decoder warning (damaged data) an error. With `avif_quality` above
+/// 0, each width is also encoded as AVIF (libvips' `heifsave` with AV1, 8 bits, at that quality
+/// and `avif_effort`, 0-9) into `images[count + i]`: `images` then holds `2 * count` images,
+/// zeroed by the caller. Returns 0, or -1 with `*error` set and no image left to free.
 int tpv_make_renditions(
     tpv_format format, tpv_reader reader, const int *widths, int count, int quality, int jpeg,
-    int keep_metadata, int fail_on_warning, tpv_image *images, char **error);
+    int keep_metadata, int fail_on_warning, int avif_quality, int avif_effort, tpv_image *images,
+    char **error);
+
+/// Whether this libvips can encode AVIF: a 16 x 16 image encoded as `tpv_make_renditions` would.
+/// Returns 0, or -1 with `*error` set (no HEIF saver, or no AV1 encoder in libheif).
+int tpv_avif_probe(char **error);
 
 /// Decodes the photo to 8-bit sRGB pixels, 3 bytes each, row by row, as stored (not turned by
 /// its orientation): for checking renditions. Returns 0, or -1 with `*error` set.

@@ -65,12 +65,17 @@ public enum Build {
     let (labels, labelWarnings) = try theme.labels(options.locale)
     // Every template is checked against the variables it can see before anything is read.
     var checker = TemplateCheck(theme: theme)
-    let themeWarnings = try checker.run() + labelWarnings
+    let templateWarnings = try checker.run() + labelWarnings
     let generated = try sourceDateEpoch.map(isoDate(sourceDateEpoch:))
     let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     // Every template is checked before anything is read or written.
     let renderer = try PageRenderer(theme: theme, paths: options.renderPaths)
-    let photoSettings = try PhotoSettings(theme: theme, options: options)
+    var settings = try PhotoSettings(theme: theme, options: options)
+    // AVIF asked for where libvips cannot encode it: WebP alone, and a warning.
+    let avifWarnings =
+      options.possessions == nil ? [] : settings.withoutUnavailableAVIF { Vips.avifUnavailable }
+    let photoSettings = settings
+    let themeWarnings = templateWarnings + avifWarnings
     let photoCache = try options.photoCache.map {
       try PhotoCache(folder: $0, limit: options.photoCacheSize)
     }
@@ -430,7 +435,10 @@ public enum Build {
         reusedPhotos.withLock { $0 }
         ?? photosKey.map {
           PhotoRecord(
-            key: $0, photos: photoFiles.mapValues { PublishedPhoto(renditions: $0.renditions) },
+            key: $0,
+            photos: photoFiles.mapValues {
+              PublishedPhoto(renditions: $0.renditions, avif: $0.avif)
+            },
             warnings: photoProblems)
         }
       if options.strict, !photoProblems.isEmpty {

@@ -97,6 +97,14 @@ public struct BuildOptions: Sendable, Equatable {
   public var maxPhotoPixels: Int = 200_000_000
   /// Publishes photos' EXIF, XMP and IPTC metadata (GPS positions, camera) as stored.
   public var keepPhotoMetadata: Bool = false
+  /// The formats of photos' renditions (`--photo-formats`): WebP always, and AVIF beside it
+  /// when asked for and libvips can encode it (else a warning).
+  public var photoFormats: [PhotoFormat] = [.webp]
+  /// A format of photos' renditions.
+  public enum PhotoFormat: String, Sendable, CaseIterable {
+    case webp
+    case avif
+  }
   /// The static host whose limits the site is checked against after the build (`--host`);
   /// it changes no byte of the site.
   public var host: String?

@@ -176,6 +176,9 @@ extension Build {
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
     add("pretty-urls \(options.prettyURLs)")
     add("max-photo-pixels \(options.maxPhotoPixels) keep-metadata \(options.keepPhotoMetadata)")
+    if options.photoFormats != [.webp] {
+      add("photo-formats \(options.photoFormats.map(\.rawValue).joined(separator: ","))")
+    }
     add("source-date-epoch \(sourceDateEpoch ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
       add("theme \(path)")

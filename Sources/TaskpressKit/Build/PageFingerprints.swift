@@ -66,7 +66,7 @@ struct PageFingerprints: Sendable {
   static let optionsShown: Set<String> = [
     "baseURL", "locale", "pageSize", "boardLimit", "prettyURLs", "title", "dataCopies", "noindex",
     "csvByteOrderMark", "maxPhotoPixels", "keepPhotoMetadata", "renderPaths", "mapping",
-    "templates", "galleryPageSize",
+    "templates", "galleryPageSize", "photoFormats",
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
@@ -97,6 +97,10 @@ struct PageFingerprints: Sendable {
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)
+    // Only when not the default, so that a site built before the option keeps its fingerprints.
+    if options.photoFormats != [.webp] {
+      common.add("photo-formats " + options.photoFormats.map(\.rawValue).joined(separator: ","))
+    }
     // Without `carryOver`, `dependents`, `earlyFileCheck` and `recordedCopy`, which decide how
     // kept files are kept and found and how the previous build is read, not any page's bytes:
     // a site can be rebuilt with them or without them as the same site (`IncrementalTests` does
@@ -365,6 +369,8 @@ struct PageFingerprints: Sendable {
       hasher.add(rendition.width)
       hasher.add(rendition.height)
     }
+    hasher.add(photo.avif.count)
+    for path in photo.avif { hasher.add(path) }
   }
 }
 

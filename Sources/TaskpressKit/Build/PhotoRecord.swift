@@ -36,7 +36,7 @@ struct PhotoRecord: Equatable {
 
   /// Every file of the recorded photos, each once, sorted.
   var paths: [String] {
-    Set(photos.values.flatMap { $0.renditions.map(\.path) }).sorted()
+    Set(photos.values.flatMap { $0.renditions.map(\.path) + $0.avif }).sorted()
   }
 
   /// The record as it is stored: a header, the key, `vips VERSION` (`vips -` for none),
@@ -51,6 +51,10 @@ struct PhotoRecord: Equatable {
       bytes += String(id).utf8
       for file in photo.renditions {
         bytes += "\t\(file.path) \(file.width) \(file.height)".utf8
+      }
+      // An AVIF twin as `PATH.avif 0 0`: its size is its rendition's.
+      for path in photo.avif {
+        bytes += "\t\(path) 0 0".utf8
       }
       bytes.append(UInt8(ascii: "\n"))
     }
@@ -80,17 +84,24 @@ struct PhotoRecord: Equatable {
         return nil
       }
       var renditions: [PublishedPhoto.Rendition] = []
+      var avif: [String] = []
       for field in fields.dropFirst() {
         let parts = field.split(separator: Self.space, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].starts(with: "photos/".utf8),
           !parts[0].contains(UInt8(ascii: "\\")), let width = Self.integer(parts[1]),
-          let height = Self.integer(parts[2]), width > 0, height > 0
+          let height = Self.integer(parts[2])
         else { return nil }
         let path = String(decoding: parts[0], as: UTF8.self)
         guard !path.split(separator: "/").contains("..") else { return nil }
+        if path.hasSuffix(".avif"), width == 0, height == 0 {
+          avif.append(path)
+          continue
+        }
+        guard width > 0, height > 0 else { return nil }
         renditions.append(.init(path: path, width: Int(width), height: Int(height)))
       }
-      photos[id] = PublishedPhoto(renditions: renditions)
+      guard avif.isEmpty || avif.count == renditions.count else { return nil }
+      photos[id] = PublishedPhoto(renditions: renditions, avif: avif)
     }
     guard let warningCount = Self.number(after: "warnings ", in: lines[4 + photoCount]),
       lines.count == 5 + photoCount + warningCount + 1, lines.last?.isEmpty == true

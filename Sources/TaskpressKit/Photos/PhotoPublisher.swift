@@ -18,6 +18,9 @@ struct PublishedPhoto: Sendable, Equatable {
   }
 
   var renditions: [Rendition]
+  /// The AVIF file beside each rendition (`--photo-formats webp,avif`), in the same order;
+  /// empty for WebP alone and for a photo published as stored.
+  var avif: [String] = []
 }
 
 /// Publishes the photos of possessions: each distinct photo once, as stored with its metadata
@@ -169,9 +172,12 @@ final class PhotoPublisher: Sendable {
   /// Whether `path` names a rendition libvips made, `photos/KEY-WIDTHw.webp`.
   static func isRendition(_ path: String) -> Bool { renditionName(path) != nil }
 
-  /// The key and width of `path` when it names a rendition, `photos/KEY-WIDTHw.webp`.
+  /// The key and width of `path` when it names a rendition, `photos/KEY-WIDTHw.webp` or its
+  /// AVIF twin `photos/KEY-WIDTHw.avif`.
   private static func renditionName(_ path: String) -> (key: String, width: Int)? {
-    guard path.hasPrefix("photos/"), path.hasSuffix("w.webp") else { return nil }
+    guard path.hasPrefix("photos/"), path.hasSuffix("w.webp") || path.hasSuffix("w.avif") else {
+      return nil
+    }
     let parts = path.dropFirst(7).dropLast(6).split(separator: "-")
     guard parts.count == 2, parts[0].utf8.count == 16, let width = Int(parts[1]) else {
       return nil
@@ -179,9 +185,10 @@ final class PhotoPublisher: Sendable {
     return (String(parts[0]), width)
   }
 
-  /// The path of the rendition `width` pixels wide of the photo whose key is `key`.
-  private static func renditionPath(_ key: String, _ width: Int) -> String {
-    "photos/\(key)-\(width)w.webp"
+  /// The path of the rendition `width` pixels wide of the photo whose key is `key`: the WebP,
+  /// or with `avif` its AVIF twin.
+  private static func renditionPath(_ key: String, _ width: Int, avif: Bool = false) -> String {
+    "photos/\(key)-\(width)w.\(avif ? "avif" : "webp")"
   }
 
   // MARK: - Renditions
@@ -225,17 +232,27 @@ final class PhotoPublisher: Sendable {
     PublishedPhoto, Vips.Failure
   > {
     let cacheKey = cache == nil ? nil : cacheKey(photo, name: name)
-    if let cache, let cacheKey, let stored = cache.read(cacheKey) {
+    // With AVIF, an entry holds the WebP renditions, then their AVIF twins.
+    if let cache, let cacheKey, let stored = cache.read(cacheKey),
+      settings.avif == nil || stored.count % 2 == 0
+    {
       let key = renditionKey(photo, name: name)
-      let renditions = stored.map {
+      let webp = settings.avif == nil ? stored[...] : stored.prefix(stored.count / 2)
+      let renditions = webp.map {
         PublishedPhoto.Rendition(
           path: Self.renditionPath(key, $0.nameWidth), width: $0.width, height: $0.height)
       }
-      for (rendition, entry) in zip(renditions, stored) {
+      for (rendition, entry) in zip(renditions, webp) {
         try writer.add(rendition.path, bytes: entry.bytes)
       }
+      var avif: [String] = []
+      for entry in stored.dropFirst(webp.count) {
+        let path = Self.renditionPath(key, entry.nameWidth, avif: true)
+        try writer.add(path, bytes: entry.bytes)
+        avif.append(path)
+      }
       photosFromCache.add(1, ordering: .relaxed)
-      return .success(PublishedPhoto(renditions: renditions))
+      return .success(PublishedPhoto(renditions: renditions, avif: avif))
     }
     let loader: tpv_format
     let reader: PhotoBytes
@@ -273,10 +290,10 @@ final class PhotoPublisher: Sendable {
       photosDecoded.add(1, ordering: .relaxed)
       let images = try Vips.renditions(
         loader, reader, widths: widths, quality: settings.quality, jpeg: false,
-        keepMetadata: settings.keepMetadata)
+        keepMetadata: settings.keepMetadata, avif: settings.avif)
       var made: [(PublishedPhoto.Rendition, [UInt8])] = []
       var stored: [PhotoCache.Rendition] = []
-      for (width, image) in zip(widths, images) {
+      for (width, image) in zip(widths, images.prefix(widths.count)) {
         var encoded = image.bytes
         if !settings.keepMetadata {
           guard case .stripped(let stripped) = LosslessStrip.webp(encoded) else {
@@ -292,12 +309,23 @@ final class PhotoPublisher: Sendable {
             encoded
           ))
       }
+      // The AVIF twins: their metadata left out by libvips (`strip`, and the fields removed
+      // before encoding), as `PhotoTests` checks with exiftool.
+      var avif: [(path: String, bytes: [UInt8])] = []
+      for (width, image) in zip(widths, images.dropFirst(widths.count)) {
+        avif.append((Self.renditionPath(key, width, avif: true), image.bytes))
+        stored.append(
+          .init(nameWidth: width, width: image.width, height: image.height, bytes: image.bytes))
+      }
       // Only once every rendition is made: a photo that fails leaves no file behind.
       for (rendition, bytes) in made {
         try writer.add(rendition.path, bytes: bytes)
       }
+      for (path, bytes) in avif {
+        try writer.add(path, bytes: bytes)
+      }
       if let cache, let cacheKey { cache.store(stored, key: cacheKey) }
-      return .success(PublishedPhoto(renditions: made.map(\.0)))
+      return .success(PublishedPhoto(renditions: made.map(\.0), avif: avif.map(\.path)))
     } catch let failure as Vips.Failure {
       return .failure(failure)
     }
@@ -391,16 +419,28 @@ final class PhotoPublisher: Sendable {
   private func previousRenditions(of photo: PhotoInfo, name: String) throws -> PublishedPhoto? {
     guard let previous = previousRenditions[renditionKey(photo, name: name)] else { return nil }
     var kept: [(PublishedPhoto.Rendition, [UInt8])] = []
+    var avif: [(path: String, bytes: [UInt8])] = []
     for (path, _) in previous {
-      guard let entry = writer.previous.files[path], let bytes = readSite(path, entry),
-        case .image(_, let width?, let height?) = ImageSniffer.sniff(bytes, isComplete: true)
+      guard let entry = writer.previous.files[path], let bytes = readSite(path, entry) else {
+        return nil
+      }
+      if path.hasSuffix(".avif") {
+        avif.append((path, bytes))
+        continue
+      }
+      guard case .image(_, let width?, let height?) = ImageSniffer.sniff(bytes, isComplete: true)
       else { return nil }
       kept.append((.init(path: path, width: width, height: height), bytes))
     }
+    // Every WebP with its AVIF twin when AVIF is asked for (the key says so), none otherwise.
+    guard avif.count == (settings.avif == nil ? 0 : kept.count) else { return nil }
     for (rendition, bytes) in kept {
       try writer.add(rendition.path, bytes: bytes)
     }
-    return PublishedPhoto(renditions: kept.map(\.0))
+    for (path, bytes) in avif {
+      try writer.add(path, bytes: bytes)
+    }
+    return PublishedPhoto(renditions: kept.map(\.0), avif: avif.map(\.path))
   }
 
   /// The bytes of a file the previous build wrote, when its size and modification time are
@@ -432,6 +472,6 @@ extension PageContext.PhotoFile {
     guard let largest = published.renditions.last else { return nil }
     self.init(
       path: largest.path, width: largest.width, height: largest.height,
-      renditions: published.renditions)
+      renditions: published.renditions, avif: published.avif)
   }
 }

@@ -11,6 +11,11 @@ struct PhotoSettings: Sendable, Equatable {
   var maxPixels = PhotoSettings.defaultMaxPixels
   /// Publishes EXIF, XMP and IPTC (with GPS positions and camera details) as they are stored.
   var keepMetadata = false
+  /// How each rendition is also encoded as AVIF, beside its WebP; nil for WebP alone.
+  var avif: Vips.AVIFSettings?
+
+  /// AVIF's quality and effort (`heifsave` with AV1): chosen by measurement, see `Docs/photos.md`.
+  static let avifDefaults = Vips.AVIFSettings(quality: 50, effort: 0)
 
   static let defaultMaxPixels = 200_000_000
 
@@ -19,6 +24,7 @@ struct PhotoSettings: Sendable, Equatable {
   init(theme: Theme, options: BuildOptions) throws {
     maxPixels = options.maxPhotoPixels
     keepMetadata = options.keepPhotoMetadata
+    if options.photoFormats.contains(.avif) { avif = Self.avifDefaults }
     guard let text = theme.text(of: "photos.json") else { return }
     let problem = ThemeError(
       "photos.json: expected {\"widths\": [320, 640, ...]}, whole numbers from 16 to 8192")
@@ -52,9 +58,25 @@ struct PhotoSettings: Sendable, Equatable {
     return result
   }
 
+  /// Leaves AVIF out when it is asked for and `unavailable` gives a reason it cannot be
+  /// encoded here (`Vips.avifUnavailable`, read only then: it loads libvips); the warning that
+  /// says so, once per build.
+  mutating func withoutUnavailableAVIF(_ unavailable: () -> String?) -> [BuildWarning] {
+    guard avif != nil, let reason = unavailable() else { return [] }
+    avif = nil
+    return [
+      BuildWarning(
+        file: "--photo-formats",
+        message:
+          "AVIF cannot be encoded here (\(reason)); photos are published as WebP alone "
+          + "(install libheif with an AV1 encoder, libaom, for AVIF)")
+    ]
+  }
+
   /// What, besides the photo's content, decides its renditions' bytes.
   var renditionKey: String {
     let sizes = widths.map(String.init).joined(separator: ",")
-    return "webp \(sizes) q\(quality) \(keepMetadata ? "keep" : "strip") vips \(Vips.version)"
+    let formats = avif.map { "webp+avif q\($0.quality) e\($0.effort)" } ?? "webp"
+    return "\(formats) \(sizes) q\(quality) \(keepMetadata ? "keep" : "strip") vips \(Vips.version)"
   }
 }

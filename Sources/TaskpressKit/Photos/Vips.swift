@@ -97,30 +97,50 @@ enum Vips {
       orientation: Int(header.orientation))
   }
 
-  /// Renditions `widths` pixels wide (as shown), upright, as WebP or JPEG, from one decode.
+  /// How AVIF renditions are encoded: libvips' `Q` and `effort` (0-9) for `heifsave` with AV1.
+  struct AVIFSettings: Equatable, Sendable {
+    var quality: Int
+    var effort: Int
+  }
+
+  /// Why AVIF cannot be encoded here (libvips has no HEIF saver, or libheif no AV1 encoder),
+  /// found by encoding a small image once; nil when it can.
+  static let avifUnavailable: String? = {
+    if case .failure(let failure) = started { return failure.reason }
+    var error: UnsafeMutablePointer<CChar>?
+    tpv_lock(1)
+    defer { tpv_unlock() }
+    return tpv_avif_probe(&error) == 0 ? nil : take(error)
+  }()
+
+  /// Renditions `widths` pixels wide (as shown), upright, as WebP or JPEG, from one decode; with
+  /// `avif`, each width also as AVIF, after them (`2 * widths.count` images).
   static func renditions(
     _ format: tpv_format, _ bytes: PhotoBytes, widths: [Int], quality: Int, jpeg: Bool,
-    keepMetadata: Bool
+    keepMetadata: Bool, avif: AVIFSettings? = nil
   ) throws(Failure) -> [Image] {
     try start()
     return try attributed { () throws(Failure) in
       try makeRenditions(
-        format, bytes, widths: widths, quality: quality, jpeg: jpeg, keepMetadata: keepMetadata)
+        format, bytes, widths: widths, quality: quality, jpeg: jpeg, keepMetadata: keepMetadata,
+        avif: avif)
     }
   }
 
   private static func makeRenditions(
     _ format: tpv_format, _ bytes: PhotoBytes, widths: [Int], quality: Int, jpeg: Bool,
-    keepMetadata: Bool
+    keepMetadata: Bool, avif: AVIFSettings?
   ) throws(Failure) -> [Image] {
-    var images = [tpv_image](repeating: tpv_image(), count: widths.count)
+    var images = [tpv_image](
+      repeating: tpv_image(), count: avif == nil ? widths.count : 2 * widths.count)
     var error: UnsafeMutablePointer<CChar>?
     let sizes = widths.map { Int32($0) }
     let code = bytes.withReader { reader in
       images.withUnsafeMutableBufferPointer { images in
         tpv_make_renditions(
           format, reader, sizes, Int32(sizes.count), Int32(quality), jpeg ? 1 : 0,
-          keepMetadata ? 1 : 0, format == TPV_JPEG ? 1 : 0, images.baseAddress, &error)
+          keepMetadata ? 1 : 0, format == TPV_JPEG ? 1 : 0, Int32(avif?.quality ?? 0),
+          Int32(avif?.effort ?? 0), images.baseAddress, &error)
       }
     }
     defer {

@@ -55,6 +55,8 @@ struct PageContext: Sendable {
     var width: Int?
     var height: Int?
     var renditions: [PublishedPhoto.Rendition] = []
+    /// The AVIF twin of each rendition, in the same order; empty without AVIF.
+    var avif: [String] = []
   }
 
   init(

@@ -108,8 +108,17 @@ struct PhotoValue: TemplateRow {
   let photo: PageContext.PhotoFile
 
   enum Field: String, TemplateField {
-    case url, alt, width, height, thumbWidth, thumbHeight, thumbUrl, srcset
+    case url, alt, width, height, thumbWidth, thumbHeight, thumbUrl, srcset, avifSrcset
     static let table = FieldTable(Self.self)
+  }
+
+  /// `avifSrcset` only when the photo has AVIF files (`--photo-formats webp,avif`).
+  func has(_ field: Field) -> Bool { field != .avifSrcset || !photo.avif.isEmpty }
+
+  /// The AVIF twin of every rendition with its width, for a `<source type="image/avif">`.
+  private var avifSrcset: String {
+    zip(photo.avif, photo.renditions).map { "\(links.photo($0)) \($1.width)w" }.joined(
+      separator: ", ")
   }
 
   /// Every file of the photo with its width, for `srcset`: `../photos/a-320.webp 320w, ...`.
@@ -149,6 +158,7 @@ struct PhotoValue: TemplateRow {
     case .thumbUrl:
       sink.text({ links.photo(thumbnailPath) }, bytes: { _ = links.photo(thumbnailPath, body) })
     case .srcset: sink.text(srcset, body)
+    case .avifSrcset: sink.text(avifSrcset, body)
     }
   }
 }

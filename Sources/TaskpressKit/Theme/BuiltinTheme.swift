@@ -789,7 +789,13 @@ details summary { cursor: pointer; color: var(--accent); }
 <h1>{{possession.title}}</h1>
 {{#possession.photo}}
 <figure class="photo">
+{{#avifSrcset}}
+<picture><source type="image/avif" srcset="{{avifSrcset}}" sizes="(max-width: 72rem) 100vw, 72rem"><source type="image/webp" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem">
+{{/avifSrcset}}
 <img src="{{url}}" srcset="{{srcset}}" sizes="(max-width: 72rem) 100vw, 72rem" alt="{{alt}}" width="{{width}}" height="{{height}}">
+{{#avifSrcset}}
+</picture>
+{{/avifSrcset}}
 </figure>
 {{/possession.photo}}
 {{^possession.photo}}
@@ -810,7 +816,13 @@ details summary { cursor: pointer; color: var(--accent); }
 <li class="item">
 <a href="{{url}}">
 {{#photo}}
+{{#avifSrcset}}
+<picture><source type="image/avif" srcset="{{avifSrcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem"><source type="image/webp" srcset="{{srcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem">
+{{/avifSrcset}}
 <img src="{{thumbUrl}}" srcset="{{srcset}}" sizes="(max-width: 23.5rem) calc(100vw - 4rem), 13rem" alt="{{alt}}" width="{{thumbWidth}}" height="{{thumbHeight}}" loading="lazy">
+{{#avifSrcset}}
+</picture>
+{{/avifSrcset}}
 {{/photo}}
 {{^photo}}
 <span class="no-photo" aria-hidden="true">?</span>
@@ -1059,6 +1071,7 @@ on this page by id, each:
 | `photo.url` | `../photos/9f2c…e1-1600.webp`: the widest file of the photo |
 | `photo.thumbUrl` | `../photos/9f2c…e1-320.webp`: the narrowest |
 | `photo.srcset` | `../photos/9f2c…e1-320.webp 320w, ../photos/9f2c…e1-640.webp 640w, …`: every file with its width, for `srcset` |
+| `photo.avifSrcset` | `../photos/9f2c…e1-320w.avif 320w, …`: the AVIF twin of every file with its width, for a `<source type="image/avif">`; only with `--photo-formats webp,avif` and a photo that has renditions (absent otherwise: use it as a section) |
 | `photo.alt` | `Photo of Film camera` |
 | `photo.width`, `photo.height` | the size of `photo.url` in pixels |
 | `photo.thumbWidth`, `photo.thumbHeight` | the size scaled to fit 320 × 320 |

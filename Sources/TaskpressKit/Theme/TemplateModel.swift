@@ -154,7 +154,8 @@ enum TemplateModel {
   ])
 
   static let possession = row(
-    PossessionValue.Field.self, shapes: ["photo": row(PhotoValue.Field.self)],
+    PossessionValue.Field.self,
+    shapes: ["photo": row(PhotoValue.Field.self, optional: ["avifSrcset"])],
     optional: ["photo"])
 
   static let contact = row(ContactValue.Field.self, optional: ["tel"])
