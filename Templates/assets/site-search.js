@@ -57,6 +57,8 @@
     this.index = null;
     this.shards = {};
     this.bytes = 0;
+    this.last = 0;
+    this.searches = 0;
   }
   Engine.prototype.setIndex = function (index) {
     this.index = index;
@@ -68,10 +70,13 @@
       var text = name.charAt(0) === "p" ? row[1] + "\n" + row[2] : row[1];
       return { row: row, folded: fold(text) };
     });
-    this.bytes += size(rows);
+    this.last = size(rows);
+    this.bytes += this.last;
   };
-  // A search: query and filters ({priority, status, due, today}); `more` is called with the
-  // results found so far each time a shard is read, and last with done = true.
+  // A search: query and filters ({priority, status, due, today}); `report` is called with the
+  // results and whether every candidate shard was read, once the first `limit` results are
+  // found, the candidates are read, or reading the next shard (as large as the last one) would
+  // take the bytes this search loaded (the index too, for the first) past `budget`.
   Engine.prototype.search = function (query, filters, limit, budget, report) {
     var engine = this;
     var folded = fold(query.trim());
@@ -82,7 +87,8 @@
       return bits.every(function (bit) { return (entry.bitmap[bit >> 3] >> (bit & 7)) & 1; });
     });
     var results = [];
-    var start = this.bytes;
+    var start = this.searches++ === 0 ? 0 : this.bytes;
+    var read = 0;
     var next = 0;
     function matches(kind, item) {
       if (item.folded.indexOf(folded) === -1) return false;
@@ -97,10 +103,11 @@
     }
     function step() {
       while (next < candidates.length && results.length < limit) {
-        if (engine.bytes - start > budget) break;
         var name = candidates[next][0];
         var rows = engine.shards[name];
         if (!rows) {
+          if (read > 0 && engine.bytes - start + engine.last > budget) break;
+          read += 1;
           engine.load(name, step);
           return;
         }
@@ -273,7 +280,7 @@
   }
 
   var limit = PAGE;
-  var budget = BUDGET;
+  var budget = BUDGET;  // per search, and per press of "More results"
   var generation = 0;
   function current() {
     return {
@@ -317,7 +324,6 @@
   }
   more.addEventListener("click", function () {
     limit += PAGE;
-    budget += BUDGET;
     show(input.value, current());
   });
   input.addEventListener("input", run);

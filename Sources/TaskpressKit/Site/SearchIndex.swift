@@ -50,7 +50,8 @@ struct SearchIndex {
     for position in plan.todoPositionsByPK {
       let pk = todos.pk(position)
       let text = todos.text(position)
-      let due = Todo(pk: pk, text: "", priority: .none, complete: false, due: todos.due(position))
+      let due =
+        Todo(pk: pk, text: "", priority: .none, complete: false, due: todos.due(position))
         .dueDay.map(String.init) ?? ""
       add(
         kind: "t", key: pk, text: text,
