@@ -326,5 +326,10 @@
     limit += PAGE;
     show(input.value, current());
   });
-  input.addEventListener("input", run);
+  // A search once typing pauses (120 ms), so that each keystroke does not load shards.
+  var timer = null;
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(run, 120);
+  });
 })(typeof window !== "undefined" ? window : globalThis);
