@@ -1250,7 +1250,7 @@ there is one and the built-in file everywhere else. (In this repository, run
 | `icons.html` | partial: the priority icons as SVG symbols (`#icon-high`, `#icon-medium`, `#icon-low`, `#icon-other`, `#icon-none`), once per page that uses them |
 | `changes-latest.html` | partial: the latest build's changes on the first page, with a link to `changes.html` |
 | `labels.json` (optional) | label overrides: `{"en": {"board": "Kanban"}, "ja": {...}}` |
-| `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` |
+| `assets/` | copied into the site as they are: `style.css`, `icon.svg`, `search.js` (the contact list's name filter), `site-search.js` (the site search in every page's header, `Docs/search.md`) |
 
 A body template may be `.md` (its `{{values}}` are Markdown-escaped, then the body goes through
 cmark in safe mode) or `.html` (its values are HTML-escaped). A file of yours replaces the theme's
