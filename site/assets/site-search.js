@@ -160,7 +160,6 @@
   var input = document.createElement("input");
   input.type = "search";
   input.id = "site-search-input";
-  input.autocomplete = "off";
   label.htmlFor = input.id;
   form.appendChild(label);
   form.appendChild(input);
