@@ -107,6 +107,10 @@ enum Specs {
       OptionSpec(name: "noindex", help: "Ask search engines not to index the site."),
       OptionSpec(name: "csv-bom", help: "Start CSV copies with a UTF-8 byte order mark (Excel)."),
       OptionSpec(
+        name: "search", valueName: "<what>",
+        help: "all: a search field on every page and its index in search/; none: neither.",
+        defaultText: "all", choices: ["all", "none"]),
+      OptionSpec(
         name: "previous", valueName: "<dir>",
         help: "A copy of the last published site to list the changes since.",
         defaultText: "the site in --output"),

@@ -345,6 +345,13 @@ enum Configuration {
       options.dataCopies = copies
     case "noindex": options.noindex = value == "true"
     case "csv-bom": options.csvByteOrderMark = value == "true"
+    case "search":
+      guard value == "all" || value == "none" else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected 'all' (a search field on every page and "
+            + "its index in search/) or 'none' (neither)")
+      }
+      options.search = value == "all"
     case "previous": options.previous = try nonEmpty()
     case "date":
       guard let date = BuildDate.normalize(value) else {

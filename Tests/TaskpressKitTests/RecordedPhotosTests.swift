@@ -202,6 +202,7 @@ import Testing
       "title": { $0.title = "Other" },
       "dataCopies": { $0.dataCopies = [.todos] },
       "noindex": { $0.noindex = true },
+      "search": { $0.search = false },
       "csvByteOrderMark": { $0.csvByteOrderMark = true },
       "maxPhotoPixels": { $0.maxPhotoPixels = 1000 },
       "keepPhotoMetadata": { $0.keepPhotoMetadata = true },

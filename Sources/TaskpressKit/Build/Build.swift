@@ -409,7 +409,7 @@ public enum Build {
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
             generated: generated, photoFiles: photoFiles, title: options.title,
             noindex: options.noindex, dataCopies: options.dataCopies,
-            csvByteOrderMark: options.csvByteOrderMark)
+            csvByteOrderMark: options.csvByteOrderMark, search: options.search)
           context.timelines = timelines
           return context
         },
@@ -457,7 +457,7 @@ public enum Build {
         plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
         generated: generated, photoFiles: photoFiles, title: options.title,
         noindex: options.noindex, dataCopies: options.dataCopies,
-        csvByteOrderMark: options.csvByteOrderMark)
+        csvByteOrderMark: options.csvByteOrderMark, search: options.search)
       changesContext.changes = report
       changesContext.timelines = timelines
       let changePages = try stageChangePages(
@@ -497,6 +497,13 @@ public enum Build {
           atPath: OutputWriter.trimmed(options.previous ?? options.output) + "/calendar.ics")
         let stamp = buildDate(options, sourceDateEpoch: sourceDateEpoch)
         for (path, bytes) in calendar.files(previous: previous.map(Array.init), stamp: stamp) {
+          try writer.add(path, bytes: bytes)
+        }
+      }
+      // The site-wide search's index: a changed row rewrites its shard and the directory.
+      if options.search {
+        let index = SearchIndex(plan: plan, labels: labels, contacts: plan.hasContacts)
+        for (path, bytes) in index.files() {
           try writer.add(path, bytes: bytes)
         }
       }

@@ -74,6 +74,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var dataCopies: Set<DataSource> = [.todos, .possessions]
   /// A robots `noindex` meta on every page, and a `robots.txt` that asks crawlers to stay out.
   public var noindex = false
+  /// The site-wide search (`--search all`): a field in every page's header and its index in
+  /// `search/` (`Docs/search.md`); `--search none` leaves both out.
+  public var search = true
   /// Starts each CSV copy with a UTF-8 byte order mark, so that Excel reads it as UTF-8.
   public var csvByteOrderMark = false
   /// A copy of the last published site to compare with (its `data/` copies and history); nil

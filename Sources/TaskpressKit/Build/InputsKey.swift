@@ -174,6 +174,7 @@ extension Build {
     add("title \(options.title ?? "")")
     add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
+    add("search \(options.search)")
     add("pretty-urls \(options.prettyURLs)")
     add("max-photo-pixels \(options.maxPhotoPixels) keep-metadata \(options.keepPhotoMetadata)")
     if options.photoFormats != [.webp] {

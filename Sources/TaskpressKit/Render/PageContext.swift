@@ -63,7 +63,7 @@ struct PageContext: Sendable {
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
     photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
     dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
-    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil
+    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil, search: Bool = false
   ) {
     self.plan = plan
     givenTrend = history
@@ -89,6 +89,7 @@ struct PageContext: Sendable {
     ]
     if let baseURL { site["baseURL"] = .string(baseURL) }
     if noindex { site["noindex"] = true }
+    if search { site["search"] = true }
     if plan.hasTodos, plan.hasDueDates {
       // `calendar.ics`: by `webcal:` for an https site (calendar apps subscribe to it).
       var calendar: [String: MustacheValue] = [:]

@@ -35,7 +35,7 @@ enum TemplateModel {
       .object([
         Field("title"), Field("lang"), Field("generated", optional: true),
         Field("generatedDate", optional: true), Field("baseURL", optional: true),
-        Field("noindex", optional: true),
+        Field("noindex", optional: true), Field("search", optional: true),
         Field("calendar", .object([Field("webcal", optional: true)]), optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),

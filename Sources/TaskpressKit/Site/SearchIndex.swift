@@ -1,0 +1,166 @@
+import Foundation
+
+/// The site-wide search's index (`Docs/search.md`): `search/index.js`, a directory of shards,
+/// and one shard file per range of 1,000 keys of each kind (`search/t0.js` holds the to-dos
+/// with pks 0 to 999, `search/p0.js` the possessions, `search/c0.js` the contacts where their
+/// pages are published). Each file is a script calling `taskpressSearch`, so that the search
+/// runs from `file://`, where `fetch` cannot read the site's files.
+///
+/// A shard holds its rows as they are shown (the script folds them when it loads the shard);
+/// the directory holds, for each shard, a bitmap of the folded text's character pairs, so that a
+/// query loads only the shards that may hold it. A changed row rewrites its shard and, when its
+/// pairs or its shard's count change, the directory: at most two files.
+struct SearchIndex {
+  /// Keys per shard.
+  static let keysPerShard: Int64 = 1000
+  /// Bits of each shard's bitmap of character pairs.
+  static let bitmapBits = 4096
+
+  /// One shard: its name (`t12`), its rows as JSON arrays, and its bitmap.
+  struct Shard {
+    var name: String
+    var rows: [String] = []
+    var bitmap = [UInt8](repeating: 0, count: SearchIndex.bitmapBits / 8)
+  }
+
+  var shards: [Shard] = []
+  /// The priorities the to-dos have, in order, as `[level, label]`.
+  var priorities: [(level: String, label: String, priority: Priority)] = []
+  /// Labels the script shows.
+  var labels: [(String, String)]
+  var prettyURLs: Bool
+
+  /// The index of `plan`'s to-dos and possessions, and its contacts when `contacts` (their
+  /// pages are published).
+  init(plan: SitePlan, labels: Labels, contacts: Bool) {
+    prettyURLs = plan.routes.prettyURLs
+    self.labels = [
+      "search", "tasks", "possessions", "contacts", "priority", "allPriorities", "status",
+      "complete", "inProgress", "due", "overdue", "searchAnyStatus", "searchAnyDue",
+      "searchDated", "searchNoMatches", "searchMore", "searchCount",
+    ].map { ($0, labels[$0]) }
+    let todos = plan.todos
+    var seen: Set<Priority> = []
+    for position in todos.indices { seen.insert(todos.priority(position)) }
+    priorities = seen.sorted().map {
+      (level: PageContext.level($0), label: labels.priority($0), priority: $0)
+    }
+    var code: [Priority: Int] = [:]
+    for (index, entry) in priorities.enumerated() { code[entry.priority] = index }
+    for position in plan.todoPositionsByPK {
+      let pk = todos.pk(position)
+      let text = todos.text(position)
+      let due =
+        Todo(pk: pk, text: "", priority: .none, complete: false, due: todos.due(position))
+        .dueDay.map(String.init) ?? ""
+      add(
+        kind: "t", key: pk, text: text,
+        row: "[\(pk),\(Self.string(text)),\(code[todos.priority(position)] ?? 0),"
+          + "\(todos.isComplete(position) ? 1 : 0),\(Self.string(due))]")
+    }
+    for possession in plan.possessions.sorted(by: { $0.id < $1.id }) {
+      add(
+        kind: "p", key: possession.id, text: possession.name + "\n" + possession.description,
+        row:
+          "[\(possession.id),\(Self.string(possession.name)),"
+          + "\(Self.string(possession.description))]")
+    }
+    if contacts {
+      for contact in plan.contacts.sorted(by: { $0.id < $1.id }) {
+        add(
+          kind: "c", key: contact.id, text: contact.name,
+          row: "[\(contact.id),\(Self.string(contact.name))]")
+      }
+    }
+  }
+
+  /// Adds a row to its shard (rows come in key order within a kind).
+  private mutating func add(kind: String, key: Int64, text: String, row: String) {
+    let bucket = key >= 0 ? key / Self.keysPerShard : (key + 1) / Self.keysPerShard - 1
+    let name = kind + String(bucket)
+    if shards.last?.name != name { shards.append(Shard(name: name)) }
+    shards[shards.count - 1].rows.append(row)
+    var previous: Unicode.Scalar?
+    for scalar in Self.fold(text) {
+      if let previous {
+        let bit = Self.pairBit(previous, scalar)
+        shards[shards.count - 1].bitmap[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
+      }
+      previous = scalar
+    }
+  }
+
+  /// The files: `search/index.js`, then the shards.
+  func files() -> [(String, [UInt8])] {
+    var index = "taskpressSearch.index({\"version\":1,\"pretty\":\(prettyURLs),\"labels\":{"
+    index += labels.map { "\(Self.string($0.0)):\(Self.string($0.1))" }.joined(separator: ",")
+    index += "},\"priorities\":["
+    index += priorities.map { "[\(Self.string($0.level)),\(Self.string($0.label))]" }
+      .joined(separator: ",")
+    index += "],\"shards\":[\n"
+    index += shards.map {
+      "[\(Self.string($0.name)),\($0.rows.count),\"\(Data($0.bitmap).base64EncodedString())\"]"
+    }.joined(separator: ",\n")
+    index += "]});\n"
+    var files = [("search/index.js", Array(index.utf8))]
+    for shard in shards {
+      let text =
+        "taskpressSearch.shard(\(Self.string(shard.name)),[\n"
+        + shard.rows.joined(separator: ",\n") + "]);\n"
+      files.append(("search/\(shard.name).js", Array(text.utf8)))
+    }
+    return files
+  }
+
+  /// Text as the search compares it, as the shipped script folds it: compatibility
+  /// decomposition (NFKD), combining marks dropped, lowercased, final sigma as sigma.
+  static func fold(_ text: String) -> [Unicode.Scalar] {
+    var folded: [Unicode.Scalar] = []
+    folded.reserveCapacity(text.utf8.count)
+    for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .spacingMark, .enclosingMark: continue
+      default: break
+      }
+      for lower in scalar.properties.lowercaseMapping.unicodeScalars {
+        folded.append(lower == "\u{3C2}" ? "\u{3C3}" : lower)
+      }
+    }
+    return folded
+  }
+
+  /// The bit of a pair of folded characters in a shard's bitmap (the script's `pairBit`).
+  static func pairBit(_ first: Unicode.Scalar, _ second: Unicode.Scalar) -> Int {
+    var hash = (first.value &* 0x9E37_79B1) ^ (second.value &* 0x85EB_CA6B)
+    hash ^= hash >> 15
+    hash = hash &* 0x2C1B_3C6D
+    hash ^= hash >> 12
+    return Int(hash) & (bitmapBits - 1)
+  }
+
+  /// `text` as a JavaScript (and JSON) string.
+  static func string(_ text: String) -> String {
+    var result = "\""
+    result.reserveCapacity(text.utf8.count + 2)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case "\u{2028}": result += "\\u2028"
+      case "\u{2029}": result += "\\u2029"
+      case "<": result += "\\u003c"
+      default:
+        if scalar.value < 0x20 {
+          let hex = String(scalar.value, radix: 16)
+          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          result.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return result + "\""
+  }
+}
