@@ -404,7 +404,7 @@ public enum Build {
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
             generated: generated, photoFiles: photoFiles, title: options.title,
             noindex: options.noindex, dataCopies: options.dataCopies,
-            csvByteOrderMark: options.csvByteOrderMark)
+            csvByteOrderMark: options.csvByteOrderMark, markdown: options.markdown)
           context.timelines = timelines
           return context
         },
@@ -449,7 +449,7 @@ public enum Build {
         plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
         generated: generated, photoFiles: photoFiles, title: options.title,
         noindex: options.noindex, dataCopies: options.dataCopies,
-        csvByteOrderMark: options.csvByteOrderMark)
+        csvByteOrderMark: options.csvByteOrderMark, markdown: options.markdown)
       changesContext.changes = report
       changesContext.timelines = timelines
       let changePages = try stageChangePages(

@@ -175,6 +175,7 @@ extension Build {
     add("data \(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))")
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
     add("pretty-urls \(options.prettyURLs)")
+    add("markdown \(options.markdown.map(\.rawValue).sorted().joined(separator: ","))")
     add("max-photo-pixels \(options.maxPhotoPixels) keep-metadata \(options.keepPhotoMetadata)")
     add("source-date-epoch \(sourceDateEpoch ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {

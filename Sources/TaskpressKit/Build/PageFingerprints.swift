@@ -66,7 +66,7 @@ struct PageFingerprints: Sendable {
   static let optionsShown: Set<String> = [
     "baseURL", "locale", "pageSize", "boardLimit", "prettyURLs", "title", "dataCopies", "noindex",
     "csvByteOrderMark", "maxPhotoPixels", "keepPhotoMetadata", "renderPaths", "mapping",
-    "templates", "galleryPageSize",
+    "templates", "galleryPageSize", "markdown",
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
@@ -94,6 +94,7 @@ struct PageFingerprints: Sendable {
     common.add(options.title ?? "-")
     common.add(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))
     common.add(options.noindex)
+    common.add(options.markdown.map(\.rawValue).sorted().joined(separator: ","))
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)

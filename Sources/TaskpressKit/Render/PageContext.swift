@@ -61,7 +61,8 @@ struct PageContext: Sendable {
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
     photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
     dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
-    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil
+    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil,
+    markdown: Set<BuildOptions.MarkdownField> = []
   ) {
     self.plan = plan
     givenTrend = history
@@ -72,7 +73,8 @@ struct PageContext: Sendable {
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
-    strings = RowStrings(routes: plan.routes, labels: labels, today: generated)
+    strings = RowStrings(
+      routes: plan.routes, labels: labels, today: generated, markdown: markdown)
     var labelObject: [String: MustacheValue] = [:]
     for (key, text) in labels.texts {
       labelObject[key] = .string(text)
