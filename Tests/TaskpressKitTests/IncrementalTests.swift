@@ -707,7 +707,7 @@ import Testing
     #expect(
       TodoValue.Field.allCases.map(\.rawValue) == [
         "pk", "text", "title", "priority", "complete", "status", "check", "url", "due",
-        "dueDate", "overdue", "textHTML", "titleHTML",
+        "dueDate", "overdue", "textHTML", "titleHTML", "titleMarkdown",
       ])
     let properties = Set(Mirror(reflecting: BuildOptions()).children.compactMap(\.label))
     #expect(
