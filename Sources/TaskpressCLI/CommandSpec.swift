@@ -104,6 +104,10 @@ enum Specs {
         name: "data", valueName: "<list>",
         help: "Sources whose JSON/CSV copies are published: todos, possessions, contacts, none.",
         defaultText: "todos,possessions"),
+      OptionSpec(
+        name: "markdown", valueName: "<fields>",
+        help: "Fields rendered as inline Markdown: todos.text, possessions.description.",
+        defaultText: "none"),
       OptionSpec(name: "noindex", help: "Ask search engines not to index the site."),
       OptionSpec(name: "csv-bom", help: "Start CSV copies with a UTF-8 byte order mark (Excel)."),
       OptionSpec(

@@ -199,6 +199,18 @@ enum Configuration {
       text = String(integer)
     case .bool(let flag) where !spec.takesValue:
       text = flag ? "true" : "false"
+    case .array(let items) where key == "markdown":
+      var fields: [String] = []
+      for item in items {
+        guard case .string(let field) = item.value, !field.contains(",") else {
+          throw UsageError(
+            "\(source): expected a list of field names, e.g. [\"todos.text\", "
+              + "\"possessions.description\"]")
+        }
+        fields.append(field)
+      }
+      // An empty list is none, as `"none"` is.
+      text = fields.isEmpty ? "none" : fields.joined(separator: ",")
     default:
       let expected = spec.takesValue ? "a string or a whole number" : "true or false"
       throw UsageError("\(source): expected \(expected)")
@@ -343,6 +355,23 @@ enum Configuration {
         copies.insert(source)
       }
       options.dataCopies = copies
+    case "markdown":
+      var fields: Set<BuildOptions.MarkdownField> = []
+      let allowed = BuildOptions.MarkdownField.allCases.map(\.rawValue)
+      for part in try nonEmpty().split(separator: ",").map({
+        $0.trimmingCharacters(in: .whitespaces)
+      })
+      where part != "none" {
+        guard let field = BuildOptions.MarkdownField(rawValue: part) else {
+          var message = "\(source): unknown field '\(part)'"
+          message += closest(to: part, in: allowed).map { "; did you mean '\($0)'?" } ?? "."
+          throw UsageError(
+            message + " The fields that can be Markdown are "
+              + allowed.map { "'\($0)'" }.joined(separator: " and ") + ", or 'none'")
+        }
+        fields.insert(field)
+      }
+      options.markdown = fields
     case "noindex": options.noindex = value == "true"
     case "csv-bom": options.csvByteOrderMark = value == "true"
     case "search":

@@ -262,6 +262,43 @@ func makeTemporaryFolder() throws -> String {
     }
   }
 
+  @Test("markdown: none by default; a list in taskpress.json, a comma list in --markdown")
+  func markdownFields() throws {
+    #expect(try options(config: "{}").markdown.isEmpty)
+    #expect(
+      try options(config: #"{"markdown": ["todos.text", "possessions.description"]}"#).markdown
+        == [.todoText, .possessionDescription])
+    #expect(try options(config: #"{"markdown": []}"#).markdown.isEmpty)
+    #expect(try options(config: #"{"markdown": "todos.text"}"#).markdown == [.todoText])
+    #expect(
+      try options(config: #"{"markdown": ["todos.text"]}"#, flags: ["--markdown", "none"])
+        .markdown.isEmpty)
+    #expect(
+      try options(config: "{}", flags: ["--markdown", "possessions.description, todos.text"])
+        .markdown == [.todoText, .possessionDescription])
+    let fields =
+      "The fields that can be Markdown are 'todos.text' and 'possessions.description', or 'none'"
+    #expect(
+      throws: UsageError(
+        "taskpress.json:1:2: key 'markdown': unknown field 'todos.txt'; did you mean 'todos.text'? "
+          + fields)
+    ) {
+      try options(config: #"{"markdown": ["todos.txt"]}"#)
+    }
+    #expect(
+      throws: UsageError("'--markdown': unknown field 'contacts.name'. " + fields)
+    ) {
+      try options(config: "{}", flags: ["--markdown", "contacts.name"])
+    }
+    #expect(
+      throws: UsageError(
+        #"taskpress.json:1:2: key 'markdown': expected a list of field names, e.g. ["todos.text", "possessions.description"]"#
+      )
+    ) {
+      try options(config: #"{"markdown": [1]}"#)
+    }
+  }
+
   @Test("paths in a --config file are relative to that file")
   func pathsRelativeToConfig() throws {
     let folder = try makeTemporaryFolder()

@@ -79,7 +79,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     let buildOptions: Substring =
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
       + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
-      + " --noindex --csv-bom --search --previous --date --history-limit --max-photo-pixels"
+      + " --markdown --noindex --csv-bom --search --previous --date --history-limit --max-photo-pixels"
       + " --keep-photo-metadata --photo-formats --photo-cache --photo-cache-size --host --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [

@@ -345,6 +345,27 @@ import Testing
     }
   }
 
+  @Test("the markdown option turned on and off, and a Markdown text edited: the cold build's site")
+  func markdownOption() throws {
+    try Self.expectSameAsCold("markdown on") { inputs in
+      try inputs.change(
+        "todo.sqlite", "UPDATE todo SET text = 'Fix **login** in `a.py`' WHERE pk = 3")
+    } change: { inputs in
+      inputs.options.markdown = [.todoText, .possessionDescription]
+    }
+    try Self.expectSameAsCold("markdown off") { inputs in
+      inputs.options.markdown = [.todoText]
+    } change: { inputs in
+      inputs.options.markdown = []
+    }
+    try Self.expectSameAsCold("a Markdown text edited") { inputs in
+      inputs.options.markdown = [.todoText]
+    } change: { inputs in
+      try inputs.change(
+        "todo.sqlite", "UPDATE todo SET text = '*new* [x](https://a.example/)' WHERE pk = 5")
+    }
+  }
+
   @Test(
     "a gallery of several pages: each change, and the page size, gives the cold build's site",
     arguments: [
@@ -686,7 +707,7 @@ import Testing
     #expect(
       TodoValue.Field.allCases.map(\.rawValue) == [
         "pk", "text", "title", "priority", "complete", "status", "check", "url", "due",
-        "dueDate", "overdue",
+        "dueDate", "overdue", "textHTML", "titleHTML", "titleMarkdown",
       ])
     let properties = Set(Mirror(reflecting: BuildOptions()).children.compactMap(\.label))
     #expect(

@@ -213,10 +213,10 @@ import Testing
 
   /// Template overrides that insert a value unescaped: the checker must catch each.
   static let unescapedOverrides: [(file: String, from: String, to: String)] = [
-    ("board.html", "{{title}}", "{{{title}}}"),
+    ("board.html", "{{{titleHTML}}}", "{{{title}}}"),
     ("todo.md", "{{todo.title}}", "{{{todo.title}}}"),
     ("contact.md", "{{contact.address}}", "{{{contact.address}}}"),
-    ("possession.html", "{{possession.description}}", "{{{possession.description}}}"),
+    ("possession.html", "{{{possession.descriptionHTML}}}", "{{{possession.description}}}"),
   ]
 
   @Test("an unescaped template is caught", arguments: unescapedOverrides.indices)

@@ -409,7 +409,8 @@ public enum Build {
             plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
             generated: generated, photoFiles: photoFiles, title: options.title,
             noindex: options.noindex, dataCopies: options.dataCopies,
-            csvByteOrderMark: options.csvByteOrderMark, search: options.search)
+            csvByteOrderMark: options.csvByteOrderMark, search: options.search,
+            markdown: options.markdown)
           context.timelines = timelines
           return context
         },
@@ -457,7 +458,8 @@ public enum Build {
         plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
         generated: generated, photoFiles: photoFiles, title: options.title,
         noindex: options.noindex, dataCopies: options.dataCopies,
-        csvByteOrderMark: options.csvByteOrderMark, search: options.search)
+        csvByteOrderMark: options.csvByteOrderMark, search: options.search,
+        markdown: options.markdown)
       changesContext.changes = report
       changesContext.timelines = timelines
       let changePages = try stageChangePages(

@@ -87,6 +87,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var date: String?
   /// How many builds the history of changes keeps.
   public var historyLimit = 100
+  /// The database fields whose text is Markdown, rendered inline where HTML pages show them
+  /// (`textHTML`, `titleHTML`, `descriptionHTML`); none by default: the text is shown as stored.
+  public var markdown: Set<MarkdownField> = []
   /// URLs and bytes per sitemap file at most: the protocol's, lowered only by tests.
   var sitemapLimits = SitemapLimits.standard
 
@@ -95,6 +98,11 @@ public struct BuildOptions: Sendable, Equatable {
     case todos
     case possessions
     case contacts
+  }
+  /// A database field that `markdown` can declare Markdown.
+  public enum MarkdownField: String, Sendable, CaseIterable {
+    case todoText = "todos.text"
+    case possessionDescription = "possessions.description"
   }
   /// Photos with more pixels than this are a warning and are not decoded.
   public var maxPhotoPixels: Int = 200_000_000

@@ -176,6 +176,7 @@ extension Build {
     add("noindex \(options.noindex) csv-bom \(options.csvByteOrderMark)")
     add("search \(options.search)")
     add("pretty-urls \(options.prettyURLs)")
+    add("markdown \(options.markdown.map(\.rawValue).sorted().joined(separator: ","))")
     add("max-photo-pixels \(options.maxPhotoPixels) keep-metadata \(options.keepPhotoMetadata)")
     if options.photoFormats != [.webp] {
       add("photo-formats \(options.photoFormats.map(\.rawValue).joined(separator: ","))")

@@ -66,7 +66,7 @@ struct PageFingerprints: Sendable {
   static let optionsShown: Set<String> = [
     "baseURL", "locale", "pageSize", "boardLimit", "prettyURLs", "title", "dataCopies", "noindex",
     "csvByteOrderMark", "maxPhotoPixels", "keepPhotoMetadata", "renderPaths", "mapping",
-    "templates", "galleryPageSize", "photoFormats", "search",
+    "templates", "galleryPageSize", "photoFormats", "search", "markdown",
   ]
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
@@ -95,6 +95,7 @@ struct PageFingerprints: Sendable {
     common.add(options.dataCopies.map(\.rawValue).sorted().joined(separator: ","))
     common.add(options.noindex)
     common.add(options.search)
+    common.add(options.markdown.map(\.rawValue).sorted().joined(separator: ","))
     common.add(options.csvByteOrderMark)
     common.add(options.maxPhotoPixels)
     common.add(options.keepPhotoMetadata)

@@ -137,9 +137,25 @@ extension PageContext {
       "url": change.route.map { .string(plan.routes.link(to: $0, fromFile: file)) } ?? false,
       "from": change.from.map(MustacheValue.string) ?? false,
       "to": change.to.map(MustacheValue.string) ?? false,
+      "titleHTML": .string(
+        change.source == .todos && !change.text.isEmpty
+          ? strings.todoHTML(title, links: false) : RowStrings.escaped(title)),
+      "fromHTML": change.from.map { .string(changedHTML(change, $0)) } ?? false,
+      "toHTML": change.to.map { .string(changedHTML(change, $0)) } ?? false,
       "removed": .bool(change.change == .removed),
     ]
     return .computed(value)
+  }
+
+  /// A change's `from` or `to` as HTML: a to-do's text or a possession's description
+  /// rendered when it is declared Markdown, anything else escaped.
+  private func changedHTML(_ change: Change, _ text: String) -> String {
+    switch (change.source, change.change) {
+    case (.todos, .text): strings.todoHTML(text, links: true)
+    case (.possessions, .description):
+      strings.descriptionMarkdown ? InlineMarkdown.html(text) : RowStrings.escaped(text)
+    default: RowStrings.escaped(text)
+    }
   }
 
   /// The runs of changes of one kind in a build's list.

@@ -63,7 +63,8 @@ struct PageContext: Sendable {
     plan: SitePlan, labels: Labels, lang: String, baseURL: String?, generated: String?,
     photoFiles: [Int64: PhotoFile], title: String? = nil, noindex: Bool = false,
     dataCopies: Set<BuildOptions.DataSource> = Set(BuildOptions.DataSource.allCases),
-    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil, search: Bool = false
+    csvByteOrderMark: Bool = false, history: [TrendPoint]? = nil, search: Bool = false,
+    markdown: Set<BuildOptions.MarkdownField> = []
   ) {
     self.plan = plan
     givenTrend = history
@@ -74,7 +75,8 @@ struct PageContext: Sendable {
     self.labels = labels
     self.baseURL = baseURL
     self.photoFiles = photoFiles
-    strings = RowStrings(routes: plan.routes, labels: labels, today: generated)
+    strings = RowStrings(
+      routes: plan.routes, labels: labels, today: generated, markdown: markdown)
     var labelObject: [String: MustacheValue] = [:]
     for (key, text) in labels.texts {
       labelObject[key] = .string(text)

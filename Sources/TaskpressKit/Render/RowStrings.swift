@@ -14,13 +14,22 @@ final class RowStrings: Sendable {
   let inProgress: String
   /// The build's date (`YYYY-MM-DD`) when it has one: to-dos due before it are overdue.
   let today: String?
+  /// Whether to-do texts are Markdown, rendered inline in `titleHTML` and `textHTML`.
+  let todoMarkdown: Bool
+  /// Whether possession descriptions are Markdown, rendered inline in `descriptionHTML`.
+  let descriptionMarkdown: Bool
   /// The labels of High, Medium, Low and no priority, made once.
   private let fixedLabels: [String]
   /// The `priority` object of High, Medium, Low and no priority, made once.
   private let fixedPriorities: [MustacheValue]
 
-  init(routes: Routes, labels: Labels, today: String? = nil) {
+  init(
+    routes: Routes, labels: Labels, today: String? = nil,
+    markdown: Set<BuildOptions.MarkdownField> = []
+  ) {
     self.routes = routes
+    todoMarkdown = markdown.contains(.todoText)
+    descriptionMarkdown = markdown.contains(.possessionDescription)
     self.labels = labels
     self.today = today
     task = labels["task"]
@@ -33,6 +42,17 @@ final class RowStrings: Sendable {
     let fixed = [Priority.high, .medium, .low, .none]
     fixedLabels = fixed.map { labels.priority($0) }
     fixedPriorities = fixed.map { Self.makePriority($0, labels: labels) }
+  }
+
+  /// A to-do's text as HTML: rendered inline when to-do texts are Markdown, else escaped;
+  /// see `InlineMarkdown`.
+  func todoHTML(_ text: String, links: Bool) -> String {
+    todoMarkdown ? InlineMarkdown.html(text, links: links) : Self.escaped(text)
+  }
+
+  /// `text` HTML-escaped as `{{value}}` escapes it.
+  static func escaped(_ text: String) -> String {
+    Escaping.html.escape(text)
   }
 
   /// A due date as pages show it: its day in the locale's format (`2008-07-25`, `2008年7月25日`),

@@ -14,6 +14,7 @@ struct TodoValue: TemplateRow {
 
   enum Field: String, TemplateField {
     case pk, text, title, priority, complete, status, check, url, due, dueDate, overdue
+    case textHTML, titleHTML, titleMarkdown
     static let table = FieldTable(Self.self)
   }
 
@@ -21,6 +22,7 @@ struct TodoValue: TemplateRow {
   func has(_ field: Field) -> Bool {
     switch field {
     case .due, .dueDate: links.todos.hasDue(position)
+    case .titleMarkdown: links.strings.todoMarkdown && !links.texts.isEmpty(position)
     default: true
     }
   }
@@ -44,6 +46,16 @@ struct TodoValue: TemplateRow {
         return sink.text("\(strings.task) \(todos.pk(position))", body)
       }
       return sink.text({ todos.text(position) }, bytes: { links.texts.withText(position, body) })
+    case .textHTML:
+      return sink.text(strings.todoHTML(todos.text(position), links: true), body)
+    case .titleHTML:
+      guard !links.texts.isEmpty(position) else {
+        return sink.text(RowStrings.escaped("\(strings.task) \(todos.pk(position))"), body)
+      }
+      return sink.text(strings.todoHTML(todos.text(position), links: false), body)
+    case .titleMarkdown:
+      guard strings.todoMarkdown, !links.texts.isEmpty(position) else { return sink.missing }
+      return sink.text(InlineMarkdown.markdown(todos.text(position)), body)
     case .check:
       return sink.text(todos.isComplete(position) ? "☑" : "☐", body)
     case .status:
@@ -69,7 +81,7 @@ struct PossessionValue: TemplateRow {
   let links: PossessionLinks
 
   enum Field: String, TemplateField {
-    case id, name, title, text, description, url, photo
+    case id, name, title, text, description, url, photo, descriptionHTML
     static let table = FieldTable(Self.self)
   }
 
@@ -93,6 +105,11 @@ struct PossessionValue: TemplateRow {
       } ?? sink.missing
     case .name: sink.text(possession.name, body)
     case .description: sink.text(possession.description, body)
+    case .descriptionHTML:
+      sink.text(
+        links.strings.descriptionMarkdown
+          ? InlineMarkdown.html(possession.description)
+          : RowStrings.escaped(possession.description), body)
     case .id: sink.number(possession.id, body)
     }
   }

@@ -826,7 +826,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <h2 id="column-{{key}}"><a href="{{url}}">{{label}}</a> <span class="count">{{count}}</span></h2>
 {{#todos}}
 <article class="card priority-{{priority.level}}">
-<h3><a href="{{url}}">{{title}}</a></h3>
+<h3><a href="{{url}}">{{{titleHTML}}}</a></h3>
 <p class="meta"><span class="badge"><svg class="icon" aria-hidden="true"><use href="#icon-{{priority.level}}"></use></svg>{{priority.label}}</span></p>
 </article>
 {{/todos}}
@@ -878,7 +878,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <p class="changes-kinds">{{#kinds}}<span class="change-kind">{{label}} <span class="count">{{count}}</span></span> {{/kinds}}</p>
 <ul class="changes">
 {{#items}}
-<li><span class="change-label">{{label}}:</span> {{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}<span class="removed">{{title}}</span>{{/url}}{{#from}} <span class="change-detail">{{from}} → {{to}}</span>{{/from}}</li>
+<li><span class="change-label">{{label}}:</span> {{#url}}<a href="{{url}}">{{{titleHTML}}}</a>{{/url}}{{^url}}<span class="removed">{{{titleHTML}}}</span>{{/url}}{{#from}} <span class="change-detail">{{{fromHTML}}} → {{{toHTML}}}</span>{{/from}}</li>
 {{/items}}
 </ul>
 {{#more}}
@@ -904,7 +904,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <h3>{{label}} <span class="count">{{count}}</span></h3>
 <ul class="changes changes-{{kind}}">
 {{#items}}
-<li>{{#url}}<a href="{{url}}">{{title}}</a>{{/url}}{{^url}}<span class="removed">{{title}}</span>{{/url}}{{#from}} <span class="change-detail">{{from}} → {{to}}</span>{{/from}}</li>
+<li>{{#url}}<a href="{{url}}">{{{titleHTML}}}</a>{{/url}}{{^url}}<span class="removed">{{{titleHTML}}}</span>{{/url}}{{#from}} <span class="change-detail">{{{fromHTML}}} → {{{toHTML}}}</span>{{/from}}</li>
 {{/items}}
 </ul>
 {{/groups}}
@@ -1159,7 +1159,7 @@ details summary { cursor: pointer; color: var(--accent); }
 {{/possession.photo}}
 {{#possession.description}}
 <h2>{{labels.description}}</h2>
-<p class="description">{{possession.description}}</p>
+<p class="description">{{{possession.descriptionHTML}}}</p>
 {{/possession.description}}
 </article>
 {{> prevnext}}
@@ -1208,11 +1208,11 @@ details summary { cursor: pointer; color: var(--accent); }
 
 """#,
     "todo-item.html": ##"""
-<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
+<li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{{titleHTML}}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
 
 """##,
     "todo.md": #"""
-{{todo.title}}
+{{#todo.titleMarkdown}}{{{todo.titleMarkdown}}}{{/todo.titleMarkdown}}{{^todo.titleMarkdown}}{{todo.title}}{{/todo.titleMarkdown}}
 ===
 
 - {{labels.priority}}: **{{todo.priority.label}}**
@@ -1269,6 +1269,16 @@ of the same name whichever extension either has; when your folder has a page's t
 `todo.md` and `todo.html`, the `.html` one is used and the build warns that the `.md` one is
 ignored. `{{> name}}` finds `name` with the including template's extension.
 
+The values ending in `HTML` (`titleHTML`, `textHTML`, `descriptionHTML`) are HTML already, safe
+to insert with three braces in `.html` templates: with `--markdown` (or `"markdown"` in
+`taskpress.json`) naming their field they hold its inline Markdown (emphasis, code, links to
+`http:`, `https:` and `mailto:` only, with `rel="nofollow noopener"`; a text with a heading, a
+list or other blocks, raw HTML and images stay text), and without it the text HTML-escaped
+exactly as `{{title}}` would. `text`, `title` and `description` are always the text as stored: a
+template of yours that uses them shows the Markdown as typed. In a `.md` template use `title`
+(or `titleMarkdown`, as `todo.md`'s heading does), not the `HTML` ones: cmark would drop them as
+raw HTML.
+
 Templates are checked against the tables below when they are loaded: a name that no page can give
 a template is an error naming the file, line and column, with the closest name
 (`templates/todo.md:1:1: unknown variable 'todo.titel'; did you mean 'todo.title'?`). Sections
@@ -1322,6 +1332,9 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `pk` | `1` |
 | `text` | `Take out the trash` |
 | `title` | the text, or `Task 1` when the text is empty |
+| `titleHTML` | `title` as HTML, for `{{{titleHTML}}}` inside a link (the theme's lists and board): with `"markdown": ["todos.text"]`, its inline Markdown rendered (`Fix <strong>login</strong>`) with its links as their text; else `title` HTML-escaped |
+| `titleMarkdown` | with `"markdown": ["todos.text"]` and a text: the text as Markdown a `.md` template inserts with three braces (`todo.md`'s heading), rendering as `titleHTML` does (its links as text, raw HTML escaped); absent otherwise (use `title`) |
+| `textHTML` | `text` as HTML, for `{{{textHTML}}}`: with `"markdown": ["todos.text"]`, its inline Markdown rendered, links included (`rel="nofollow noopener"`); else `text` HTML-escaped |
 | `priority.label` | `High`, `Medium`, `Low`, `Priority 7`, `No priority` |
 | `priority.level` | `high`, `medium`, `low`, `other`, `none` (for CSS classes) |
 | `priority.number` | `1`; absent for no priority |
@@ -1424,6 +1437,7 @@ on this page by id, each:
 | `id` | `3` |
 | `name`, `title`, `text` | `Film camera` (`title` and `text` fall back to `Possessions 3` when the name is empty) |
 | `description` | the description as stored (HTML-escape it; `.md` templates may use `{{{description}}}` to read it as Markdown) |
+| `descriptionHTML` | the description as HTML, for `{{{descriptionHTML}}}` in `.html` templates (the theme's `possession.html`): with `"markdown": ["possessions.description"]`, its inline Markdown rendered; else the description HTML-escaped |
 | `url` | `possessions/3.html` |
 | `photo.url` | `../photos/9f2c…e1-1600.webp`: the widest file of the photo |
 | `photo.thumbUrl` | `../photos/9f2c…e1-320.webp`: the narrowest |
@@ -1501,6 +1515,7 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 | `title` | `Fix the bike`: the text or name now; a removed item's last (`Task 7` when empty) |
 | `url` | `todos/4.html`, or `false` for an item that is no longer in the site |
 | `from`, `to` | `Medium`, `Low` for a priority, the old and new text or name or description; `false` for other kinds |
+| `titleHTML`, `fromHTML`, `toHTML` | `title`, `from` and `to` as HTML, for three braces: a to-do's text and a possession's description rendered as inline Markdown when `markdown` names their field (`titleHTML` without links: the theme puts it inside one), anything else HTML-escaped; `false` where `from` is |
 | `removed` | whether the item was removed |
 
 ## Labels

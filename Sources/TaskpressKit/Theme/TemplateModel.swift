@@ -63,7 +63,7 @@ enum TemplateModel {
     TodoValue.Field.self,
     shapes: [
       "priority": .object([Field("label"), Field("level"), Field("number", optional: true)])
-    ], optional: ["due", "dueDate"])
+    ], optional: ["due", "dueDate", "titleMarkdown"])
 
   static let counts: Shape = .object([
     Field("total"), Field("complete"), Field("inProgress"), Field("summary"),
@@ -72,7 +72,7 @@ enum TemplateModel {
   /// A change on `changes.html` and in `latestChanges`.
   static let change: Shape = .object([
     Field("kind"), Field("label"), Field("title"), Field("url"), Field("from"), Field("to"),
-    Field("removed"),
+    Field("titleHTML"), Field("fromHTML"), Field("toHTML"), Field("removed"),
   ])
 
   /// `latestChanges` of the first index page.
