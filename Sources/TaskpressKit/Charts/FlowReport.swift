@@ -163,18 +163,18 @@ struct FlowReport: Sendable, Equatable {
     let oldestBuild = history.first?.build ?? 1
     var byWeek: [Int: Int] = [:]
     var firstWeek: Int?
-    var lastWeek: Int?
     for entry in todos.builds where entry.build >= oldestBuild {
       guard let monday = entry.date.flatMap({ dayNumber(day($0)) }).map(isoMonday) else {
         continue
       }
       byWeek[monday, default: 0] += entry.completed
       firstWeek = min(firstWeek ?? monday, monday)
-      lastWeek = max(lastWeek ?? monday, monday)
     }
-    if let now = asOfDay.map(isoMonday), let last = lastWeek { lastWeek = max(last, now) }
+    // To the week of the numbers' date: a later build changed no count (and completed none);
+    // none when that is undated (the first build's, before any dated one changed a count).
+    let lastWeek = asOfDay.map(isoMonday)
     var throughput: [Week] = []
-    if let firstWeek, let lastWeek {
+    if let firstWeek, let lastWeek, firstWeek <= lastWeek {
       let start = max(firstWeek, lastWeek - 7 * (weekLimit - 1))
       for monday in stride(from: start, through: lastWeek, by: 7) {
         throughput.append(Week(week: isoWeek(monday), completed: byWeek[monday] ?? 0))
