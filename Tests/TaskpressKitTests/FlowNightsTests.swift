@@ -298,6 +298,15 @@ import Testing
     let cycle = try #require(flow["cycleTime"] as? [String: Any])
     #expect((cycle["count"] as? Int ?? 0) >= 10)
     #expect(((flow["throughput"] as? [Any])?.count ?? 0) >= 4)
-    #expect(((flow["aging"] as? [Any])?.count ?? 0) >= 5)
+    let aging = try #require(flow["aging"] as? [[String: Any]])
+    #expect(aging.count >= 5)
+    // The first page's line says the same numbers.
+    let weeks = try #require(flow["throughput"] as? [[String: Any]])
+    let line =
+      "<p class=\"flow-summary\">Median cycle time \(cycle["median"] ?? "") days (85th percentile "
+      + "\(cycle["p85"] ?? ""), \(cycle["count"] ?? "") measured) · "
+      + "\(weeks[weeks.count - 2]["completed"] ?? "") completed last week · "
+      + "Oldest open: \(aging[0]["days"] ?? "") days</p>"
+    #expect(ChangesTests.text(options.output + "/index.html").contains(line), "\(line)")
   }
 }
