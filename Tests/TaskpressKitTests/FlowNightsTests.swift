@@ -303,10 +303,10 @@ import Testing
     // The first page's line says the same numbers.
     let weeks = try #require(flow["throughput"] as? [[String: Any]])
     let line =
-      "<p class=\"flow-summary\">Median cycle time \(cycle["median"] ?? "") days (85th percentile "
+      "<p class=\"flow-summary\">Median cycle time in days: \(cycle["median"] ?? "") (85th percentile "
       + "\(cycle["p85"] ?? ""), \(cycle["count"] ?? "") measured) · "
       + "\(weeks[weeks.count - 2]["completed"] ?? "") completed last week · "
-      + "Oldest open: \(aging[0]["days"] ?? "") days</p>"
+      + "Oldest open to-do, days open: \(aging[0]["days"] ?? "")</p>"
     #expect(ChangesTests.text(options.output + "/index.html").contains(line), "\(line)")
   }
 }

@@ -211,10 +211,10 @@ public struct Labels: Sendable, Equatable {
     "backToPossessions": "Back to the possessions",
     "backToContacts": "Back to the contacts",
     "buildDate": "Date",
-    "flowCycle": "Median cycle time {median} days (85th percentile {p85}, {count} measured)",
+    "flowCycle": "Median cycle time in days: {median} (85th percentile {p85}, {count} measured)",
     "flowCycleNone": "No cycle time measured yet",
     "flowLastWeek": "{count} completed last week",
-    "flowOldest": "Oldest open: {days} days",
+    "flowOldest": "Oldest open to-do, days open: {days}",
   ]
 
   static let japanese: [String: String] = [
