@@ -33,7 +33,9 @@ import Testing
     let files = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
     // The records of changes are published whatever --data says.
     #expect(
-      files == ["changes.json", "history.json", "todo-history.json", "todos.csv", "todos.json"])
+      files == [
+        "changes.json", "flow.json", "history.json", "todo-history.json", "todos.csv", "todos.json",
+      ])
     let index = try #require(read(site + "/index.html"))
     #expect(index.contains(#"<a href="data/todos.csv">todos.csv</a></p>"#))
     #expect(!index.contains("contacts.json"))
@@ -43,11 +45,12 @@ import Testing
     let only = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
     #expect(
       only == [
-        "changes.json", "contacts.csv", "contacts.json", "history.json", "todo-history.json",
+        "changes.json", "contacts.csv", "contacts.json", "flow.json", "history.json",
+        "todo-history.json",
       ])
     #expect(runTaskpress(["build", "-o", site, "-q", "--data", "none"] + arguments).status == 0)
     let none = try FileManager.default.contentsOfDirectory(atPath: site + "/data").sorted()
-    #expect(none == ["changes.json", "history.json", "todo-history.json"])
+    #expect(none == ["changes.json", "flow.json", "history.json", "todo-history.json"])
     #expect(runTaskpress(["check", site]).status == 0)
   }
 

@@ -71,14 +71,16 @@ import Testing
       #expect(shows == subjects.contains(path), "\(path)")
     }
     // The date changes those pages and the histories (the first build records the date it was
-    // given, and so does each to-do's first event), and each to-do's page, whose timeline dates
-    // the build that first saw it; nothing else.
+    // given, and so does each to-do's first event, and the flow numbers are as of it), and
+    // each to-do's page, whose timeline dates the build that first saw it; nothing else.
     let changed = Self.differences(unset.files, dated.files)
     let todoPages = pages.keys.filter { $0.hasPrefix("todos/") }
     #expect(todoPages.count > 3)
     #expect(
       changed
-        == (subjects + todoPages + ["data/history.json", "data/todo-history.json"]).sorted().map {
+        == (subjects + todoPages + [
+          "data/flow.json", "data/history.json", "data/todo-history.json",
+        ]).sorted().map {
           "\($0): differs"
         })
   }

@@ -77,7 +77,8 @@ extension Build {
 
   /// Renders the pages that show the record of changes (the first index page and
   /// `changes.html`), once the photos are named, and adds `data/changes.json`,
-  /// `data/history.json`, `feed.xml` and `feed.json`; returns the pages rendered.
+  /// `data/history.json`, `data/todo-history.json`, `data/flow.json`, `feed.xml` and
+  /// `feed.json`; returns the pages rendered.
   static func stageChangePages(
     _ report: ChangeReport, context: PageContext, renderer: PageRenderer, writer: OutputWriter,
     options: BuildOptions, labels: Labels
@@ -99,6 +100,9 @@ extension Build {
     try writer.add("data/history.json", bytes: report.historyJSON)
     if let bytes = report.todoHistoryJSON {
       try writer.add("data/" + TodoHistory.fileName, bytes: bytes)
+    }
+    if let bytes = report.flowJSON {
+      try writer.add("data/" + FlowReport.fileName, bytes: bytes)
     }
     try writer.add(
       "feed.xml",

@@ -14,6 +14,8 @@ struct ChangeReport: Sendable {
   var changed: Bool
   /// Each to-do's history, when the site has to-dos.
   var todoHistory: TodoHistory? = nil
+  /// The flow numbers (`data/flow.json`), when the site has to-dos.
+  var flow: FlowReport? = nil
 
   /// Builds listed on each `changes.html` page.
   static let buildsPerPage = 10
@@ -87,6 +89,21 @@ struct ChangeReport: Sendable {
         current: plan.todoPositionsByPK.lazy.map { [todos = plan.todos] in todos.pk($0) },
         unknownFirst: previous.history?.builds.first?.build ?? 1)
       : nil
+    let flow = todoHistory.map { todos in
+      // The pks of the to-dos open now, in increasing order: looked up by halving.
+      // (An array: the lazy sequence's indices would be those of every to-do.)
+      let open: [Int64] = plan.todoPositionsByPK.filter { !plan.todos.isComplete($0) }.map(
+        plan.todos.pk)
+      return FlowReport.make(history: history, todos: todos) { pk in
+        var low = 0
+        var high = open.count
+        while low < high {
+          let middle = (low + high) / 2
+          if open[middle] < pk { low = middle + 1 } else { high = middle }
+        }
+        return low < open.count && open[low] == pk
+      }
+    }
     // Links to the items that are in this build's site.
     let routes = plan.routes
     // The to-dos are looked up by pk (a set of a million of them was 16 MB and 50 ms).
@@ -117,7 +134,7 @@ struct ChangeReport: Sendable {
         ?? "tag:\(authority),2026:feed")
     return ChangeReport(
       feedID: feedID, history: history, builds: builds, changed: !changes.isEmpty,
-      todoHistory: todoHistory)
+      todoHistory: todoHistory, flow: flow)
   }
 
   private static func entry(
@@ -172,6 +189,9 @@ struct ChangeReport: Sendable {
 
   /// `data/todo-history.json`, when the site has to-dos.
   var todoHistoryJSON: [UInt8]? { todoHistory?.bytes }
+
+  /// `data/flow.json`, when the site has to-dos.
+  var flowJSON: [UInt8]? { flow?.bytes }
 
   /// `data/changes.json`.
   var changesJSON: [UInt8] {

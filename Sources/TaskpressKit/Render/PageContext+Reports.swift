@@ -94,11 +94,42 @@ extension PageContext {
           complete: complete, total: total, title: labels["progress"], description: summary)),
     ]
     if let change = changeSinceLast() { progress["change"] = .string(change) }
-    return .object([
+    var charts: [String: MustacheValue] = [
       "progress": .object(progress),
       "priority": priorityChart(from: file),
       "trend": trendChart(),
-    ])
+    ]
+    if let flow = changes?.flow { charts["flow"] = flowSummary(flow) }
+    return .object(charts)
+  }
+
+  /// The flow numbers in a line (`charts.flow`): the median cycle time, the to-dos completed
+  /// the ISO week before the numbers' date, the days the oldest open to-do has been open.
+  func flowSummary(_ flow: FlowReport) -> MustacheValue {
+    let cycle = flow.cycleTime
+    var fields: [String: MustacheValue] = [
+      "cycleCount": .int(Int64(cycle.count)),
+      "cycle": .string(
+        cycle.median.map { median in
+          labels.format(
+            "flowCycle",
+            [
+              "median": "\(median)", "p85": "\(cycle.percentile85 ?? median)",
+              "count": "\(cycle.count)",
+            ])
+        } ?? labels["flowCycleNone"]),
+    ]
+    let lastWeek = flow.throughput.count >= 2 ? flow.throughput[flow.throughput.count - 2] : nil
+    let completed = lastWeek?.completed ?? 0
+    fields["lastWeekCompleted"] = .int(Int64(completed))
+    fields["lastWeek"] = .string(labels.format("flowLastWeek", ["count": "\(completed)"]))
+    if let median = cycle.median { fields["median"] = .int(Int64(median)) }
+    if let p85 = cycle.percentile85 { fields["percentile85"] = .int(Int64(p85)) }
+    if let days = flow.aging.first?.days {
+      fields["oldestDays"] = .int(Int64(days))
+      fields["oldest"] = .string(labels.format("flowOldest", ["days": "\(days)"]))
+    }
+    return .object(fields)
   }
 
   /// One row per priority list: its counts in progress and complete, as a bar scaled to the

@@ -100,6 +100,9 @@ public struct Labels: Sendable, Equatable {
     "searchCount": ["count"],
     "monthTitle": ["month", "year"],
     "overdueCount": ["count"],
+    "flowCycle": ["median", "p85", "count"],
+    "flowLastWeek": ["count"],
+    "flowOldest": ["days"],
   ]
 
   static let keys = english.keys.sorted()
@@ -215,6 +218,10 @@ public struct Labels: Sendable, Equatable {
     "backToPossessions": "Back to the possessions",
     "backToContacts": "Back to the contacts",
     "buildDate": "Date",
+    "flowCycle": "Median cycle time in days: {median} (85th percentile {p85}, {count} measured)",
+    "flowCycleNone": "No cycle time measured yet",
+    "flowLastWeek": "{count} completed last week",
+    "flowOldest": "Oldest open to-do, days open: {days}",
   ]
 
   static let japanese: [String: String] = [
@@ -326,5 +333,9 @@ public struct Labels: Sendable, Equatable {
     "backToPossessions": "持ち物一覧に戻る",
     "backToContacts": "連絡先一覧に戻る",
     "buildDate": "日付",
+    "flowCycle": "サイクルタイムの中央値 {median}日（85パーセンタイル {p85}日、{count}件）",
+    "flowCycleNone": "サイクルタイムはまだありません",
+    "flowLastWeek": "先週の完了 {count}件",
+    "flowOldest": "最も古い未完了：{days}日",
   ]
 }

@@ -664,6 +664,7 @@ p, li { overflow-wrap: anywhere; }
 .chart-axis-trend { padding-left: 12%; }
 .chart-values { fill: var(--muted); }
 .progress-change { margin: 0.5rem 0 0; }
+.flow-summary { margin: 0.5rem 0 0; }
 /* The table never makes the page wider than the window: on a narrow phone it scrolls in its card. */
 .report-priority { overflow-x: auto; }
 .chart-legend { margin: 0.25rem 0; color: var(--muted); font-size: 0.9rem; }
@@ -984,6 +985,7 @@ details summary { cursor: pointer; color: var(--accent); }
 {{{progress.svg}}}
 <p class="chart-axis"><span>0</span><span>{{progress.total}}</span></p>
 {{#progress.change}}<p class="progress-change">{{progress.change}}</p>{{/progress.change}}
+{{#flow}}<p class="flow-summary">{{cycle}} · {{lastWeek}}{{#oldest}} · {{oldest}}{{/oldest}}</p>{{/flow}}
 </section>
 <section class="report-card report-priority" aria-labelledby="report-priority">
 <h2 id="report-priority">{{labels.byPriority}}</h2>
@@ -1364,6 +1366,7 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `charts` | on the first page only (when the site has to-dos): |
 | `charts.progress` | `{percent, complete, total, summary, svg, change}`: `36`, `9`, `25`, `9 of 25 complete (36%)` (the `progressSummary` label), the bar as SVG, and, once two builds are recorded, the change between the last two (the `changeSinceLast` label: `+2 completed, +3 added since the last build: 29% → 36% complete`) |
 | `charts.priority.rows` | one per priority list: `{label, level, url, inProgress, complete, total, description, svg}`; `description` is `High: 5 In Progress, 2 Complete` (the `chartRow` label), `svg` the row's bar, scaled to the largest row |
+| `charts.flow` | once the build has recorded its numbers (`data/flow.json`): `{cycle, cycleCount, median, percentile85, lastWeek, lastWeekCompleted, oldest, oldestDays}`: `cycle` is `Median cycle time in days: 4 (85th percentile 9, 12 measured)` (the `flowCycle` label; `flowCycleNone` before any to-do's cycle time is measured, when `median` and `percentile85` are absent), `lastWeek` is `3 completed last week` (`flowLastWeek`: the ISO week before the numbers' date), `oldest` is `Oldest open to-do, days open: 21` (`flowOldest`, as of the numbers' date; absent without an open to-do or a dated first build). The numbers are as of the last build that changed a count, so a text edit does not change them |
 | `charts.trend` | `{points, count, hasMany, axis, first, last, svg}`: `points` oldest first, one per recorded build of `history` (this build's alone until one is recorded), each `{label, date, inProgress, complete}` (`date` is `2026-11-29`; absent for a build without a date, whose `label` is `Build 1`, or `This build` before anything is recorded); `first` and `last` are the first and last points' labels; `axis` is `{label}` of every point, or of five evenly spaced ones (the first and the last among them) when there are more; `svg` shows 0 and the largest count on its left |
 | `latestChanges` | on the first page only: the last build that changed something (below) |
 | `history` | on the first page only: every recorded build, oldest first (below) |
@@ -1558,6 +1561,9 @@ the text has them, and gives the result where it is used:
 | `trendPoint` | `{date}`, `{inProgress}`, `{complete}` | `{date}: {inProgress} In Progress, {complete} Complete` | `{date}: 進行中 {inProgress}件、完了 {complete}件` | the trend's `<desc>` |
 | `andMore` | `{count}` | `and {count} more` | `ほか {count}件` | `columns[].more.label` |
 | `monthTitle` | `{month}`, `{year}` | `{month} {year}` | `{year}年{month}` | a month's `title` on `calendar.html` (`{month}` from `monthNames`, twelve names separated by commas) |
+| `flowCycle` | `{median}`, `{p85}`, `{count}` | `Median cycle time in days: {median} (85th percentile {p85}, {count} measured)` | `サイクルタイムの中央値 {median}日（85パーセンタイル {p85}日、{count}件）` | `charts.flow.cycle` (`flowCycleNone`: `No cycle time measured yet`) |
+| `flowLastWeek` | `{count}` | `{count} completed last week` | `先週の完了 {count}件` | `charts.flow.lastWeek` |
+| `flowOldest` | `{days}` | `Oldest open to-do, days open: {days}` | `最も古い未完了：{days}日` | `charts.flow.oldest` |
 | `overdueCount` | `{count}` | `{count} overdue` | `期限切れ {count}件` | `overdue.label` on `calendar.html` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`

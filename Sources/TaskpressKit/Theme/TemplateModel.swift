@@ -151,6 +151,13 @@ enum TemplateModel {
         Field("count"), Field("hasMany"), Field("axis", .list(.object([Field("label")]))),
         Field("first"), Field("last"), Field("svg"),
       ])),
+    Field(
+      "flow",
+      .object([
+        Field("cycle"), Field("cycleCount"), Field("median", optional: true),
+        Field("percentile85", optional: true), Field("lastWeek"), Field("lastWeekCompleted"),
+        Field("oldest", optional: true), Field("oldestDays", optional: true),
+      ]), optional: true),
   ])
 
   static let possession = row(
