@@ -116,8 +116,8 @@ import Testing
         == ["a.html", "todos/1.html", "todos/2.html", "zz/x.html", "new/n.html"])
   }
 
-  @Test("an interrupt just before the exchange leaves the old site whole, and the next build plain")
-  func interruptedBeforeExchange() throws {
+  @Test("an interrupt before the commit leaves the old site whole; one during it, the new one")
+  func interrupted() throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
@@ -125,20 +125,26 @@ import Testing
     let before = Tree.snapshot(root, includeState: false)
     let flag = InterruptFlag()
     let writer = try OutputWriter(root: root, interrupt: flag)
-    writer.beforeExchange = { flag.set() }
     for (path, text) in rewrite { try writer.add(path, bytes: Array(text.utf8)) }
+    flag.set()
     let error = outputError { _ = try writer.commit() }
     #expect(error?.reason == OutputError.interrupted)
     #expect(Tree.snapshot(root, includeState: false) == before)
     let state = stateFolder(root)
     #expect(access(state + "/staging", F_OK) != 0)
     #expect(access(state + "/commit-in-progress", F_OK) != 0)
-    let next = try OutputWriter(root: root, interrupt: InterruptFlag())
+
+    // Just before the exchange: the commit finishes first, as every commit does.
+    let during = InterruptFlag()
+    let next = try OutputWriter(root: root, interrupt: during)
     #expect(!next.repairing)
     #expect(next.previousFilesChanged() == [])
-    next.abort()
-    #expect(try rebuild(root, rewrite, swap: .auto).swapped)
+    next.beforeExchange = { during.set() }
+    for (path, text) in rewrite { try next.add(path, bytes: Array(text.utf8)) }
+    #expect(try next.commit().swapped)
+    #expect(during.isSet)
     #expect(Tree.contents(root) == rewrite.mapValues { Array($0.utf8) })
+    #expect(access(state + "/commit-in-progress", F_OK) != 0)
   }
 
   @Test("a commit killed at any step before the exchange leaves the old site; the next repairs")

@@ -43,7 +43,7 @@ extension OutputWriter {
   /// the staged folders moved in, each staged file renamed there, each file kept or carried
   /// over hard-linked from the output folder), exchanges it with the output folder, and moves
   /// the old one into the state folder's `trash/`. Until the exchange the output folder is as
-  /// the last build left it; an interrupt seen just before it abandons the build.
+  /// the last build left it.
   func exchangeFolders(
     _ taken: Taken, files: [Int32], written: [Int32], carried: [Int32], needed: Set<String>,
     stagingFD: Int32, stateFD: Int32, steps: inout Int
@@ -148,13 +148,8 @@ extension OutputWriter {
       try link(previous.files.path(Int(number)))
     }
 
+    // An interrupt that arrives now is seen after the commit, as during any commit.
     beforeExchange?()
-    if interrupt.isSet {
-      // Nothing visible has changed: the build is abandoned as before its commit.
-      unlinkat(stateFD, Self.markerName, 0)
-      unlinkat(stateFD, Self.pendingManifestName, 0)
-      throw OutputError(path: displayRoot, reason: OutputError.interrupted)
-    }
     try step()
     let failure = FolderSwap.exchange(stagingFD, FolderSwap.nextFolder, AT_FDCWD, displayRoot)
     guard failure == 0 else {
