@@ -231,6 +231,8 @@ def main():
         out.append(f"- `--title` rebuild / cold build into a new folder (to-dos only): "
                    f"**{ratio(title, title_cold)}** ({title:.3f} s against {title_cold:.3f} s; "
                    "target: at most 1.2)")
+    if meta.get("rewrite_trash"):
+        out.append(f"- {meta.get('rewrite_trash')}")
     out += pages_table(run, samples)
     if scale:
         out += scale_table(scale, meta)

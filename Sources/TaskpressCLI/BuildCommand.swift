@@ -11,6 +11,14 @@ enum BuildCommand {
   ) throws(UsageError) -> BuildOptions {
     var options = try Configuration.buildOptions(
       from: parsed, currentDirectory: io.currentDirectory)
+    if let swap = io.environment["TASKPRESS_SWAP"] {
+      guard let mode = FolderSwap.Mode(rawValue: swap) else {
+        throw UsageError(
+          "TASKPRESS_SWAP: unknown value '\(swap)'; expected "
+            + FolderSwap.Mode.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))
+      }
+      options.folderSwap = mode
+    }
     if let paths = io.environment["TASKPRESS_RENDER"] {
       do {
         options.renderPaths = try RenderPaths(parsing: paths)

@@ -129,6 +129,7 @@ public enum Build {
         }
       })
     writer.commitStepLimit = commitStepLimit
+    writer.folderSwap = options.folderSwap
     // The key of the inputs, under the folder's key (known now), of what was taken above.
     let inputs = writer.hashKey.hash(inputsDescription).hex + historyLimit
     let previousRecord = writer.previousInputs().flatMap(InputsRecord.init)

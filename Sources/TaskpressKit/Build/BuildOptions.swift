@@ -127,6 +127,10 @@ public struct BuildOptions: Sendable, Equatable {
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
   /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
   public var renderPaths: RenderPaths = .all
+  /// When the commit may publish a rebuild that changes most files as a new folder exchanged
+  /// with the output folder (`FolderSwap`; `TASKPRESS_SWAP` for the CLI): the same bytes
+  /// either way, `never` being the plain path.
+  public var folderSwap: FolderSwap.Mode = .auto
 
   /// Options with every default.
   public init() {}

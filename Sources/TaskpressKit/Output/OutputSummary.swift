@@ -17,4 +17,6 @@ public struct OutputSummary: Sendable, Equatable {
   public var warnings: [OutputError]
   /// Renames the commit made (a staged folder counts once); tests stop commits part way.
   var commitSteps = 0
+  /// Whether the commit published a new folder exchanged with the old one (`FolderSwap`).
+  public var swapped = false
 }

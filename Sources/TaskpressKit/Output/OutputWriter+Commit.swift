@@ -218,6 +218,9 @@ extension OutputWriter {
     let stateFD = try stateFolder()
     // The key the manifest's hashes are made with, before the manifest.
     try recordKeyIfNew(stateFD)
+    let swapping = swapsFolder(
+      written: written.count, stale: stale.count,
+      stagingFD: state.withLock { $0.stagingFD }, stateFD: stateFD)
     // The pending manifest first (a full disk shows here, before anything visible changes; and a
     // killed commit leaves the list of files it may have put in place), then the marker.
     let pendingHash = try Self.writeFile(
@@ -226,6 +229,39 @@ extension OutputWriter {
 
     var steps = 0
     let stagingFD = state.withLock { $0.stagingFD }
+    if swapping {
+      // Most files change: the site is published as a new folder, in one exchange.
+      try exchangeFolders(
+        taken, files: files, written: written, carried: carried, needed: needed,
+        stagingFD: stagingFD, stateFD: stateFD, steps: &steps)
+      summary.removedPaths = stale
+      summary.removed = stale.count
+      let manifestHash: ContentHash
+      if needed == recordedFolders {
+        guard renameat(stateFD, Self.pendingManifestName, stateFD, Self.manifestName) == 0 else {
+          throw OutputError(
+            path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
+        }
+        manifestHash = pendingHash
+      } else {
+        // The new folder holds the folders this build needs, no other.
+        manifestHash = try Self.writeFile(
+          stateFD, Self.temporaryManifestName, statePath, manifest(needed))
+        guard renameat(stateFD, Self.temporaryManifestName, stateFD, Self.manifestName) == 0
+        else {
+          throw OutputError(
+            path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
+        }
+        unlinkat(stateFD, Self.pendingManifestName, 0)
+      }
+      FileSystem.removeTree(stateFD, Self.stagingFolder)
+      unlinkat(stateFD, Self.markerName, 0)
+      state.withLock { $0.committedManifestHash = manifestHash }
+      summary.commitSteps = steps
+      summary.swapped = true
+      FolderSwap.freeTrashInBackground(statePath)
+      return summary
+    }
     // Folders that did not exist were staged whole: one rename each puts them in place.
     let moved = try moveShadowFolders(taken.shadowRoots, stagingFD, steps: &steps)
     let movedRoots = taken.shadowRoots.indices.filter { moved[$0] }.map {
@@ -264,7 +300,8 @@ extension OutputWriter {
         throw OutputError(path: displayRoot, reason: "commit stopped after \(limit) steps")
       }
       let leaf = OutputPath.split(record.path).name
-      let staged = Self.stagingPath(name, placement: plans[record.plan].placement, leaf: leaf)
+      let staged = Self.stagingPath(
+        name, placement: plans[record.plan].placement, folder: folder, leaf: leaf)
       guard renameat(stagingFD, staged, target.fd, leaf) == 0 else {
         throw OutputError(path: display(record.path), reason: SystemError.current.reason)
       }

@@ -128,6 +128,21 @@ extension OutputWriter {
       // The plan made the staging folders.
       fd = FileSystem.open(stagingFD, folder: prefix, name: slot.leaf, flags, 0o666)
       stagingName = .inFolderCopy
+    case .existing where folderSwap != .never:
+      // In the layout of the site, inside `next`: the folder the commit may exchange with the
+      // output folder (`FolderSwap`), or whence it renames each file into place.
+      let prefix = Self.layoutPrefix(slot.folder)
+      stagingFD = try state.withLock { (s) throws(OutputError) -> Int32 in
+        guard s.phase == .staging else {
+          throw OutputError(
+            path: display(slot.path), reason: "added after the output was committed or aborted")
+        }
+        if s.stagingFD < 0 { try createStagingFolder(&s) }
+        try makeStagingFolders(prefix, &s)
+        return s.stagingFD
+      }
+      fd = FileSystem.open(stagingFD, folder: prefix, name: slot.leaf, flags, 0o666)
+      stagingName = .inFolderCopy
     case .existing:
       let number = flatStagingNames.add(1, ordering: .relaxed).newValue
       let name = Self.flatStagingName(number)
@@ -151,12 +166,20 @@ extension OutputWriter {
   }
 
   /// The path of a staged file inside the staging folder.
-  static func stagingPath(_ name: StagingName, placement: Placement, leaf: String) -> String {
+  static func stagingPath(
+    _ name: StagingName, placement: Placement, folder: String, leaf: String
+  ) -> String {
     switch (name, placement) {
     case (.flat(let number), _): flatStagingName(number)
     case (.inFolderCopy, .shadow(_, let prefix)): prefix + "/" + leaf
-    case (.inFolderCopy, .existing): leaf  // not made: such a folder's files are staged flat
+    case (.inFolderCopy, .existing): layoutPrefix(folder) + "/" + leaf
     }
+  }
+
+  /// The folder of the staging area where a file of the existing folder `folder` is staged in
+  /// the layout of the site: `next/todos` for `todos`.
+  static func layoutPrefix(_ folder: String) -> String {
+    folder.isEmpty ? FolderSwap.nextFolder : FolderSwap.nextFolder + "/" + folder
   }
 
   /// The name of the flat staging file `number`: `f` and the number in base 36.
@@ -187,7 +210,8 @@ extension OutputWriter {
   }
 
   func removeStagingFile(_ name: StagingName, _ slot: Slot) {
-    let path = Self.stagingPath(name, placement: slot.placement, leaf: slot.leaf)
+    let path = Self.stagingPath(
+      name, placement: slot.placement, folder: slot.folder, leaf: slot.leaf)
     state.withLock { s in _ = s.stagingFD >= 0 ? unlinkat(s.stagingFD, path, 0) : 0 }
   }
 

@@ -60,6 +60,11 @@ public final class OutputWriter: @unchecked Sendable {
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
   var commitStepLimit: Int?
+  /// When the commit may publish the site as a new folder exchanged with the output folder
+  /// (`FolderSwap`); `never` is the plain path, every file replaced in place.
+  var folderSwap = FolderSwap.Mode.auto
+  /// Called by a commit that exchanges folders just before the exchange (tests only).
+  var beforeExchange: (() -> Void)?
 
   static let stagingFolder = "staging"
   static let manifestName = "manifest"
@@ -397,6 +402,7 @@ public final class OutputWriter: @unchecked Sendable {
       unlinkat(folderFD, pendingManifestName, 0)
       unlinkat(folderFD, temporaryManifestName, 0)
       FileSystem.removeTree(folderFD, stagingFolder)
+      FolderSwap.freeTrash(inStateFolder: folderFD)
       let key = readStateFile(folderFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
       return (manifest, repairing ? nil : manifestHash, repairing, folderFD, key)
     } catch {
