@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -134,11 +135,20 @@ public enum FolderSwap {
     return entries
   }
 
-  /// Removes what is in the state folder's `trash/` (`statePath` as the user would type it),
-  /// on a thread of its own that nobody waits for. A process that ends first leaves the rest to
-  /// the next build, which removes it when it starts (`freeTrash(inStateFolder:)`).
+  /// Removes what is in the state folder's `trash/` (`statePath` as the user would type it)
+  /// outside the build's wall time: by `rm -rf` in a process of its own, which goes on after
+  /// taskpress exits (a thread would end with the process and leave the whole old site to the
+  /// next build), or, where `rm` cannot be started, on a thread nobody waits for. Whatever is
+  /// left when the next build starts, it removes then (`freeTrash(inStateFolder:)`).
   static func freeTrashInBackground(_ statePath: String) {
     let trash = statePath + "/" + trashFolder
+    let remover = Process()
+    remover.executableURL = URL(filePath: "/bin/rm")
+    remover.arguments = ["-rf", "--", trash]
+    remover.standardInput = FileHandle.nullDevice
+    remover.standardOutput = FileHandle.nullDevice
+    remover.standardError = FileHandle.nullDevice
+    if (try? remover.run()) != nil { return }
     DispatchQueue.global(qos: .utility).async {
       FileSystem.removeTree(AT_FDCWD, trash)
     }
