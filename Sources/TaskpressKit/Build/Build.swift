@@ -154,6 +154,7 @@ public enum Build {
     /// The summary of a build that found the site as the last one left it.
     func unchangedSummary(_ recorded: InputsRecord) -> BuildSummary {
       checking.wait()
+      writer.recordIntactFiles()
       writer.abort()
       summary.unchanged = writer.previousFileCount
       summary.pages = recorded.pages
@@ -544,6 +545,7 @@ public enum Build {
       staging.cancel()
       stagingPhotos.wait()
       checking.wait()
+      writer.recordIntactFiles()
       writer.abort()
       probe.aborted()
       throw error
