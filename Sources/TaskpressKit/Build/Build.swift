@@ -545,7 +545,6 @@ public enum Build {
       staging.cancel()
       stagingPhotos.wait()
       checking.wait()
-      writer.recordIntactFiles()
       writer.abort()
       probe.aborted()
       throw error
