@@ -38,6 +38,12 @@ final class ImmutableRead {
   /// Holds the lock; closed when released.
   private let descriptor: Int32
   private let stamp: FileStamp
+  /// Whether `stamp` was taken within a tick of the file's last change (git's racy-clean rule,
+  /// `TaskpressKit`'s `FileStamp`): a change in that tick would leave the same stamp, so then
+  /// the file's bytes are compared instead (`contents`).
+  private let racy: Bool
+  /// The database file's bytes' hash when the stamp is racy.
+  private let contents: UInt64?
   private let file: String
 
   /// The size, times and identity of a file, to tell whether it was written.
@@ -79,6 +85,41 @@ final class ImmutableRead {
     self.watched = watched
     self.descriptor = descriptor
     self.stamp = stamp
+    racy = Self.isRacy(stamp.modified, at: Self.now()) || Self.isRacy(stamp.changed, at: Self.now())
+    contents = racy ? Self.contentHash(descriptor) : nil
+  }
+
+  /// As `FileStamp.isRacy` in `TaskpressKit`: `time` within 20 ms (more than a tick of the
+  /// clock that stamps files) before `now`, or after it; on a file system of whole seconds, the
+  /// same second or the one before.
+  private static func isRacy(_ time: timespec, at now: timespec) -> Bool {
+    let second: Int64 = 1_000_000_000
+    let file = Int64(time.tv_sec) * second + Int64(time.tv_nsec)
+    let recorded = Int64(now.tv_sec) * second + Int64(now.tv_nsec)
+    if file >= recorded - 20_000_000 { return true }
+    return time.tv_nsec == 0 && file >= (recorded / second - 1) * second
+  }
+
+  private static func now() -> timespec {
+    var time = timespec()
+    clock_gettime(CLOCK_REALTIME, &time)
+    return time
+  }
+
+  /// The FNV-1a hash of the whole file, read with `pread`; nil when it cannot be read.
+  private static func contentHash(_ descriptor: Int32) -> UInt64? {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var offset: off_t = 0
+    while true {
+      let count = buffer.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, $0.count, offset)
+      }
+      if count < 0 { return nil }
+      if count == 0 { return hash }
+      for byte in buffer[0..<count] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+      offset += off_t(count)
+    }
   }
 
   deinit {
@@ -129,7 +170,9 @@ final class ImmutableRead {
   func check() throws {
     guard Self.fileInfo(watched) != nil else { return }
     var info = stat()
-    guard fstat(descriptor, &info) == 0, FileStamp(info) == stamp else {
+    guard fstat(descriptor, &info) == 0, FileStamp(info) == stamp,
+      !racy || (contents != nil && Self.contentHash(descriptor) == contents)
+    else {
       throw SQLiteError(
         file: file, code: SQLITE_BUSY, message: SQLiteError.changedWhileReadMessage)
     }

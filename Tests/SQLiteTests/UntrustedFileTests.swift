@@ -97,19 +97,10 @@ import Testing
         error.description
           == "\(path): another program wrote to the database while it was read; build again")
     }
-    if after.changed != before.changed {
-      // The status change time, which no program can set back, moved on a tick: noticed.
-      try check()
-    } else {
-      // All of it within one tick, the status change time too: the file looks untouched, and
-      // the snapshot check trusts it. A known gap: issue 41 (rebuild part A) makes one file-stamp
-      // rule with git's racy-clean rule (a stamp taken within a tick of the file's times is not
-      // trusted); when it covers this check, this branch passes and `withKnownIssue` fails:
-      // then remove it.
-      withKnownIssue("issue 41: a change within one tick of the stamp is not noticed") {
-        try check()
-      }
-    }
+    // Whether or not the status change time, which no program can set back, moved on a tick:
+    // the stamp taken within a tick of the file's times is not trusted (racy-clean, issue 41),
+    // and the bytes are compared.
+    try check()
   }
 
   @Test("a writer's exclusive lock keeps a WAL database from being opened, with the usual error")

@@ -38,7 +38,7 @@ import Testing
     // The state is beside the site, not in it.
     #expect(
       Tree.snapshot(root).keys.filter { $0.hasPrefix(Tree.statePrefix) }.sorted() == [
-        Tree.statePrefix + "key", Tree.statePrefix + "manifest",
+        Tree.statePrefix + "key", Tree.statePrefix + "manifest", Tree.statePrefix + "stamped",
       ])
     #expect(
       Tree.snapshot(tmp.sub("out"), includeState: false).keys.filter { !$0.contains("/") }.sorted()

@@ -160,6 +160,7 @@ public enum Build {
     /// The summary of a build that found the site as the last one left it.
     func unchangedSummary(_ recorded: InputsRecord) -> BuildSummary {
       checking.wait()
+      writer.recordIntactFiles()
       writer.abort()
       summary.unchanged = writer.previousFileCount
       summary.pages = recorded.pages

@@ -285,31 +285,14 @@ extension Build {
     return bytes
   }
 
-  /// How far apart two file times must be to tell their order: one tick of the clock that
-  /// stamps files (the kernel's coarse clock on Linux, 4 ms here; 10 ms assumed elsewhere). A
-  /// file stamped later than one tick before the key was taken may be written again within the
-  /// same tick.
-  static let timestampGranularity: Int64 = {
-    #if os(Linux)
-      var resolution = timespec()
-      if clock_getres(CLOCK_REALTIME_COARSE, &resolution) == 0 {
-        let nanoseconds = Int64(resolution.tv_sec) * 1_000_000_000 + Int64(resolution.tv_nsec)
-        return max(1_000_000, nanoseconds)
-      }
-    #endif
-    return 10_000_000
-  }()
-
   /// Whether the file at `path` was modified so close to `now` that a later write within the
-  /// same tick would keep its time.
+  /// same tick would keep its time: `FileStamp`'s racy-clean rule, on the modification time
+  /// (the status change time of a database the tests set back is now, which the rule would
+  /// count as racy; a checkpoint moves the modification time).
   private static func isRacy(_ path: String, now: timespec) -> Bool {
     var info = stat()
     guard stat(path, &info) == 0 else { return false }
-    let modified =
-      Int64(info.modificationTime.tv_sec) * 1_000_000_000
-      + Int64(info.modificationTime.tv_nsec)
-    let current = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    return modified > current - timestampGranularity
+    return FileStamp.isRacy(FileStamp(info).modified, recordedAt: FileStamp.nanoseconds(now))
   }
 
   /// The first 100 bytes of a database: its header, with SQLite's file change counter.

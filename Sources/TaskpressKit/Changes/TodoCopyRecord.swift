@@ -27,13 +27,10 @@ struct TodoCopyRecord: Sendable, Equatable {
   static func identity(ofFile path: String) -> [UInt64]? {
     var info = stat()
     guard lstat(path, &info) == 0, info.isRegularFile else { return nil }
-    func nanoseconds(_ time: timespec) -> UInt64 {
-      UInt64(bitPattern: Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec))
-    }
+    let stamp = FileStamp(info)
     return [
-      UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size),
-      nanoseconds(info.modificationTime),
-      nanoseconds(info.statusChangeTime),
+      stamp.device ?? 0, stamp.inode ?? 0, UInt64(bitPattern: stamp.size),
+      UInt64(bitPattern: stamp.modified), UInt64(bitPattern: stamp.changed ?? 0),
     ]
   }
 

@@ -11,8 +11,10 @@ extension OutputWriter {
   // MARK: - Carrying files over without naming them
 
   /// The files of the previous build that are no longer as it left them: not a regular file
-  /// (a link, a folder, gone), or with another size or modification time than recorded. One
-  /// `stat` per file, on two threads for a large site; no file is read. Every file when the
+  /// (a link, a folder, gone), with another size, or whose stamp does not match
+  /// (`FileStamp`) and whose bytes have not the recorded keyed hash. One `stat` per file, on
+  /// two threads for a large site; a file is read only when its stamp does not match (a site
+  /// restored by `cp -r`), and then stamped again at the commit. Every file when the
   /// previous commit was interrupted (`repairing`): then none can be trusted.
   public func previousFilesChanged() -> [String] {
     guard !repairing else { return previous.files.paths }
@@ -75,7 +77,7 @@ extension OutputWriter {
         let entry = files.entry(index)
         guard files.withCPath(index, { fstatat(rootFD, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
           info.isRegularFile, Int(info.st_size) == entry.size,
-          info.modificationNanoseconds == entry.modified
+          stampMatches(info, entry) || restampPrevious(rootFD, index)
         else {
           changed.append(index)
           if scan == .first {
@@ -139,9 +141,16 @@ extension OutputWriter {
 
     /// The files `added` (numbers in `records`, in byte order of their paths) and `carried`
     /// (numbers in `previous`, none of them the path of an added file; in any order).
-    init(added: [Int32], carried: [Int32], records: RecordTable, previous: Manifest.Files) {
+    /// Entries of carried files stamped again (`OutputWriter.restampPrevious`), by number.
+    private let restamped: [Int32: Manifest.Entry]
+
+    init(
+      added: [Int32], carried: [Int32], records: RecordTable, previous: Manifest.Files,
+      restamped: [Int32: Manifest.Entry] = [:]
+    ) {
       self.records = records
       self.previous = previous
+      self.restamped = restamped
       guard !carried.isEmpty else {
         order = added
         self.carried = []
@@ -191,7 +200,8 @@ extension OutputWriter {
       if number >= 0 {
         return records.withPath(number) { body($0, records.entry(number)) }
       }
-      return previous.withPath(~number) { body($0, previous.entry(~number)) }
+      let entry = restamped[Int32(truncatingIfNeeded: ~number)] ?? previous.entry(~number)
+      return previous.withPath(~number) { body($0, entry) }
     }
 
     /// The folders of the files carried over (`""` for the output folder's own), each once.

@@ -143,8 +143,10 @@ extension OutputWriter {
       carried = []
       stale = staleFiles(files, kept: keptCount, taken)
     }
+    let restamped = state.withLock { $0.restamped }
     let listed = ListedFiles(
-      added: files, carried: carried, records: records, previous: previous.files)
+      added: files, carried: carried, records: records, previous: previous.files,
+      restamped: restamped)
     /// Streams the manifest of `listed` and `folders` to a file descriptor.
     func manifest(_ folders: Set<String>) -> (Int32) throws(SystemError) -> ContentHash {
       { fd throws(SystemError) in
@@ -193,6 +195,7 @@ extension OutputWriter {
       }
       let same =
         folders == previous.folders && listed.count == previous.files.count
+        && !carried.contains(where: { restamped[$0] != nil })
         && files.allSatisfy {
           previous.files[records.path(Int($0))] == records.entry(Int($0))
         }
@@ -212,6 +215,7 @@ extension OutputWriter {
         FileSystem.removeTree(stateFD, Self.stagingFolder)
       }
       state.withLock { $0.committedManifestHash = manifestHash }
+      recordStampTime()
       return summary
     }
 
@@ -358,6 +362,7 @@ extension OutputWriter {
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
     state.withLock { $0.committedManifestHash = manifestHash }
+    recordStampTime()
     summary.commitSteps = steps
     return summary
   }

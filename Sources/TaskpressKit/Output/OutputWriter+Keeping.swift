@@ -9,8 +9,8 @@ extension OutputWriter {
 
   /// Adds each of `paths` as the file the previous build left there, without its bytes, when
   /// that file is provably still as the previous build wrote it: recorded in the manifest, a
-  /// regular file (not a link) with the recorded size and modification time, and no commit of
-  /// the previous build was interrupted. Returns whether each path was kept; one that was not
+  /// regular file (not a link) whose stamp matches (`FileStamp`) or, when it does not, whose
+  /// bytes have the recorded keyed hash, and no commit of the previous build was interrupted. Returns whether each path was kept; one that was not
   /// is not added, and the caller adds its bytes as usual.
   ///
   /// A kept file counts as unchanged, as if its bytes had been added and found on disk. The
@@ -65,11 +65,10 @@ extension OutputWriter {
       let existing = try? existingTarget(slot)
     else { return nil }
     defer { existing.folder.release() }
-    let info = existing.info
-    guard Int(info.st_size) == known.size, info.modificationNanoseconds == known.modified else {
-      return nil
-    }
-    return known
+    if stampMatches(existing.info, known) { return known }
+    // Not as stamped (restored, touched, or stamped within a tick): read once and compared by
+    // its keyed hash; the same bytes are kept and stamped again, never written again.
+    return slot.leaf.withCString { restamped(existing.folder.fd, $0, known) }
   }
 
   // MARK: - The state a later build reads

@@ -12,10 +12,26 @@ extension OutputWriter {
   public var previousFileCount: Int { previous.files.count }
 
   /// Whether every file the previous build wrote is still there as it left it: a regular file
-  /// (not a link) with the recorded size and modification time. One `stat` per file, no reads.
+  /// (not a link) whose stamp matches (`FileStamp`), or whose bytes have the recorded keyed
+  /// hash and whose modification time is the recorded one (one read and in memory, where the
+  /// stamp is unsure: a file written within a tick of the last build's start, or touched). One
+  /// `stat` per file. A file whose modification time moved (a site restored by `cp -r`) is not
+  /// intact here: the build that follows records it stamped again.
   public func previousFilesAreIntact() -> Bool {
     guard !repairing, !previous.files.isEmpty else { return false }
-    return previousFiles(notAsLeft: .first).isEmpty
+    guard previousFiles(notAsLeft: .first).isEmpty else { return false }
+    let restamped = state.withLock { $0.restamped }
+    return restamped.allSatisfy { previous.files.entry(Int($0.key)) == $0.value }
+  }
+
+  /// Records that every file of the manifest on disk was found as left by this build
+  /// (`previousFilesAreIntact()` was true), so that the next build trusts the stamps of those
+  /// it had to read: `stampedAt` becomes this build's start, tied to the same manifest. For a
+  /// build that stops there without a commit.
+  public func recordIntactFiles() {
+    guard !repairing, let manifestHash = previousManifestHash else { return }
+    recordStateFile(
+      Self.stampedFileName, Array((manifestHash.hex + "\n" + String(openedAt)).utf8))
   }
 
   /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when

@@ -19,7 +19,7 @@ extension OutputWriter {
       let size = Int(info.st_size)
       let known = previous.files[path]
       if let known, !repairing, known.hash == hash, known.size == bytes.count, size == bytes.count,
-        known.modified == info.modificationNanoseconds
+        stampMatches(info, known)
       {
         return .unchanged(known)
       }

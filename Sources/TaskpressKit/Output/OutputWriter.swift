@@ -57,6 +57,13 @@ public final class OutputWriter: @unchecked Sendable {
   /// Whether `hashKey` was made by this build: then nothing the last build recorded is
   /// trusted (`previousManifestHash` is nil, so no record beside the manifest is read).
   public let hashKeyIsNew: Bool
+  /// When the last build recorded the stamps of its manifest's files (`stampedFileName`, tied
+  /// to that manifest): before it last looked at any of them. Nil when there is no such record:
+  /// then no file is trusted by its stamp, and each is read and compared by its keyed hash.
+  let stampedAt: Int64?
+  /// When this build opened the folder, before it looked at any file: what its commit records
+  /// as `stampedAt` for the next build.
+  let openedAt: Int64
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
   var commitStepLimit: Int?
@@ -71,6 +78,8 @@ public final class OutputWriter: @unchecked Sendable {
   static let pendingManifestName = "manifest.new"
   static let temporaryManifestName = "manifest.tmp"
   static let markerName = "commit-in-progress"
+  /// The state file of `stampedAt`.
+  static let stampedFileName = "stamped"
   static let maximumCachedFolders = 256
   static let chunkSize = 1 << 16
 
@@ -166,6 +175,9 @@ public final class OutputWriter: @unchecked Sendable {
     var carriedCount: Int?
     /// Files added where a file taskpress did not write stands: the commit refuses them all.
     var clashes: [String] = []
+    /// Files of the previous manifest whose stamp did not match but whose bytes did (read and
+    /// compared by their keyed hash): their entries with the stamp they have now, by number.
+    var restamped: [Int32: Manifest.Entry] = [:]
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
@@ -204,6 +216,7 @@ public final class OutputWriter: @unchecked Sendable {
     root: String, interrupt: InterruptFlag = .process, whenLocked: () -> Void
   ) throws {
     Self.ignoreFileSizeSignal
+    openedAt = FileStamp.now()
     self.root = root
     displayRoot = Self.trimmed(root)
     (stateParent, statePath) = try Self.stateLocation(ofOutput: displayRoot)
@@ -238,6 +251,7 @@ public final class OutputWriter: @unchecked Sendable {
         previousManifestHash = nil
       }
       initial.stateFolderFD = loaded.stateFolderFD
+      stampedAt = Self.recordedStampTime(loaded.stateFolderFD, tiedTo: previousManifestHash)
       foundAtFirstBuild =
         created || loaded.manifestHash != nil || loaded.repairing
         ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()
