@@ -77,7 +77,7 @@ struct InitProject {
     let file = project.templates + "/todo.md"
     #expect(
       result.stderr == """
-        error: \(file):1:1: unknown variable 'todo.titel'; did you mean 'todo.title'?
+        error: \(file):1:94: unknown variable 'todo.titel'; did you mean 'todo.title'?
         error: \(file):4:3: unknown variable 'labels.priorty'; did you mean 'labels.priority'?
         error: \(file):4:25: unknown variable 'todo.priority.lable'; did you mean 'todo.priority.label'?
 

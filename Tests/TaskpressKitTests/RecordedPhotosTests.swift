@@ -208,6 +208,7 @@ import Testing
       "keepPhotoMetadata": { $0.keepPhotoMetadata = true },
       "mapping": { $0.mapping.possessions.table = "things" },
       "photoFormats": { $0.photoFormats = [.webp, .avif] },
+      "markdown": { $0.markdown = [.todoText] },
     ]
     // The fast paths give the same bytes; the templates are in the key as the theme's files.
     #expect(

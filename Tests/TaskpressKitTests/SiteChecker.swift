@@ -175,8 +175,12 @@ struct SiteChecker {
           attributes.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         if name == "script" {
           let src = values["src"] ?? ""
-          if Set(attributes.map(\.name)) != ["src", "defer"] || !src.hasSuffix("assets/search.js") {
-            report("a <script> that is not the theme's search.js")
+          // The theme's two scripts: the contacts' filter and the site search.
+          let theme = ["assets/search.js", "assets/site-search.js"]
+          if Set(attributes.map(\.name)) != ["src", "defer"]
+            || !theme.contains(where: { src.hasSuffix("/" + $0) || src == $0 })
+          {
+            report("a <script> that is not one of the theme's (search.js, site-search.js)")
           }
         }
         if name == "style" { report("a <style> element") }
