@@ -138,29 +138,7 @@ struct SearchIndex {
     return Int(hash) & (bitmapBits - 1)
   }
 
-  /// `text` as a JavaScript (and JSON) string.
-  static func string(_ text: String) -> String {
-    var result = "\""
-    result.reserveCapacity(text.utf8.count + 2)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case "\u{2028}": result += "\\u2028"
-      case "\u{2029}": result += "\\u2029"
-      case "<": result += "\\u003c"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result + "\""
-  }
+  /// `text` as a JavaScript (and JSON) string: the feed's quoting, which also escapes `<`,
+  /// `>`, `&`, U+2028 and U+2029 so that it can stand in a script.
+  static func string(_ text: String) -> String { JSONFeed.quoted(text) }
 }
