@@ -205,10 +205,13 @@ import Testing
       let big = folder + "/big.sqlite"
       try SafetyFixtures.todos(at: big, count: count, text: "big")
 
+      // Every page changes: the commit replaces the files one by one, the plain path
+      // (`TASKPRESS_SWAP=never`), long enough to be signalled in. The commit that exchanges a
+      // staged folder is one rename; `FolderSwapTests` stops it at each of its steps.
       let marker = stateFolder(site) + "/commit-in-progress"
       let (result, signalled) = try buildAndSignal(
         ["build", "--todos", big, "--output", site], in: folder, signal: signal,
-        watching: [stateFolder(site)]
+        environment: ["TASKPRESS_SWAP": "never"], watching: [stateFolder(site)]
       ) { _ in access(marker, F_OK) == 0 }
       guard signalled, landed(result, marker) else {
         count *= 4  // the commit was over before the signal: try a longer one
@@ -570,9 +573,11 @@ import Testing
   /// then sends `signal`; `sent` is false when the build ended first.
   private func buildAndSignal(
     _ arguments: [String], in folder: String, signal: Int32, blocking: [Int32] = [],
-    watching folders: [String], when ready: (_ watch: (String) -> Void) -> Bool
+    environment: [String: String?] = [:], watching folders: [String],
+    when ready: (_ watch: (String) -> Void) -> Bool
   ) throws -> (result: ChildTaskpress.Result, sent: Bool) {
-    let child = try ChildTaskpress(arguments, in: folder, blocking: blocking)
+    let child = try ChildTaskpress(
+      arguments, in: folder, environment: environment, blocking: blocking)
     let sent = try child.wait(watching: folders, until: ready)
     if sent { child.send(signal) }
     return (child.wait(), sent)

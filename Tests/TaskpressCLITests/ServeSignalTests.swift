@@ -12,9 +12,12 @@ import Testing
 /// Tests/README.md: started with `posix_spawn`, waited for without a time limit).
 @Suite struct ServeSignalTests {
   /// Starts `taskpress serve` on a free port; nil (after recording why) when it did not start.
-  private func serve(_ todos: String, _ site: String, in folder: String) throws -> ChildTaskpress? {
+  private func serve(
+    _ todos: String, _ site: String, in folder: String, environment: [String: String?] = [:]
+  ) throws -> ChildTaskpress? {
     let child = try ChildTaskpress(
-      ["serve", "--todos", todos, "--output", site, "--port", "0"], in: folder)
+      ["serve", "--todos", todos, "--output", site, "--port", "0"], in: folder,
+      environment: environment)
     guard child.waitForOutput("(press Ctrl-C to stop)") else {
       let result = child.wait()
       Issue.record("serve did not start: status \(result.status), \(result.stderr)")
@@ -54,8 +57,12 @@ import Testing
       let todos = folder + "/todo.sqlite"
       try SafetyFixtures.todos(at: todos, count: count, text: "before")
       let site = folder + "/site"
-      guard let child = try serve(todos, site, in: folder) else { return }
-      // Every page changes, so the rebuild's commit replaces each one.
+      // Every page changes, so the rebuild's commit replaces each one: file by file, the plain
+      // path (`TASKPRESS_SWAP=never`), whose commit lasts long enough to be killed in. The
+      // commit that exchanges a staged folder is one rename; `FolderSwapTests` kills it at
+      // each of its steps.
+      guard let child = try serve(todos, site, in: folder, environment: ["TASKPRESS_SWAP": "never"])
+      else { return }
       let marker = stateFolder(site) + "/commit-in-progress"
       try Database.openWritableForTesting(at: todos).execute(
         "UPDATE todo SET text = 'after ' || pk")
