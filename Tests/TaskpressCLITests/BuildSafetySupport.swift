@@ -100,15 +100,16 @@ struct FolderSnapshot: Equatable {
   }
 
   /// `contents` without the record of changes (`changes.html`, `data/changes.json`,
-  /// `data/history.json`, `data/todo-history.json`, `data/flow.json`, the feeds, and the
-  /// report on `index.html`: its trend and latest changes), which tell how a
+  /// `data/history.json`, `data/todo-history.json`, `data/flow.json`, the feeds, `flow.html`
+  /// and `report.html`, and the report on `index.html`: its trend and latest changes), which
+  /// tell how a
   /// site got where it is: a site repaired after an interrupted build, compared with one built
   /// afresh, differs there by design.
   var contentsApartFromChanges: [String: Data] {
     var files = contents.filter { path, _ in
       ![
         "changes.html", "data/changes.json", "data/history.json", "data/todo-history.json",
-        "data/flow.json", "feed.xml", "feed.json",
+        "data/flow.json", "feed.xml", "feed.json", "flow.html", "report.html",
       ].contains(path)
         && !path.hasPrefix("changes/")
     }

@@ -38,7 +38,8 @@ import Testing
   func terminal() throws {
     let (result, site, warning) = try build(terminal: true)
     #expect(result.status == 0)
-    #expect(result.stdout.hasPrefix("built \(site): 2598 written, "))
+    // (flow.html, report.html and assets/flow.js among them.)
+    #expect(result.stdout.hasPrefix("built \(site): 2601 written, "))
     // The warnings come when the build ends, after the progress line is cleared.
     #expect(result.stderr.hasSuffix("\r\u{1B}[2K\u{1B}[1;33mwarning:\u{1B}[0m " + warning))
     let lines = result.stderr.matches(of: progress).compactMap { $0.output.1 }

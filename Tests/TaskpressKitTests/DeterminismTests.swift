@@ -64,7 +64,10 @@ import Testing
     #expect(pages.count > 10)
     // The pages whose subject the date is; no other page shows it (a new date would rewrite
     // them all).
-    let subjects = pages.keys.filter { $0 == "index.html" || $0.hasPrefix("changes") }.sorted()
+    // (report.html, the page to print, says when it was made.)
+    let subjects = pages.keys.filter {
+      $0 == "index.html" || $0 == "report.html" || $0.hasPrefix("changes")
+    }.sorted()
     #expect(subjects.contains("index.html") && subjects.contains("changes.html"))
     for (path, bytes) in pages {
       let shows = String(decoding: bytes, as: UTF8.self).contains(footer)
@@ -72,14 +75,15 @@ import Testing
     }
     // The date changes those pages and the histories (the first build records the date it was
     // given, and so does each to-do's first event, and the flow numbers are as of it), and
-    // each to-do's page, whose timeline dates the build that first saw it; nothing else.
+    // each to-do's page, whose timeline dates the build that first saw it, and flow.html, which
+    // shows the flow numbers' date; nothing else.
     let changed = Self.differences(unset.files, dated.files)
     let todoPages = pages.keys.filter { $0.hasPrefix("todos/") }
     #expect(todoPages.count > 3)
     #expect(
       changed
         == (subjects + todoPages + [
-          "data/flow.json", "data/history.json", "data/todo-history.json",
+          "data/flow.json", "data/history.json", "data/todo-history.json", "flow.html",
         ]).sorted().map {
           "\($0): differs"
         })

@@ -245,8 +245,95 @@ import Testing
     return json
   }
 
+  /// The body rows of the tables of the section `section` of a page (`flow-burnup`), each as
+  /// its cells' texts (tags taken out, entities of the numbers and dates none), and each row's
+  /// link and `data-since` when it has them.
+  static func tableRows(_ html: String, section: String) throws -> [[String]] {
+    let start = try #require(html.range(of: "<section class=\"report-card \(section)\""))
+    let end = try #require(html.range(of: "</section>", range: start.upperBound..<html.endIndex))
+    let part = String(html[start.upperBound..<end.lowerBound])
+    guard let body = part.range(of: "<tbody>"), let bodyEnd = part.range(of: "</tbody>") else {
+      return []
+    }
+    let tbody = String(part[body.upperBound..<bodyEnd.lowerBound])
+    func matches(_ pattern: String, in text: String) throws -> [String] {
+      let expression = try NSRegularExpression(
+        pattern: pattern, options: [.dotMatchesLineSeparators])
+      return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+        Range($0.range(at: 1), in: text).map { String(text[$0]) }
+      }
+    }
+    return try matches("<tr[^>]*>(.*?)</tr>", in: tbody).map { row in
+      var cells = try matches("<t[hd][^>]*>(.*?)</t[hd]>", in: row).map {
+        $0.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
+          .trimmingCharacters(in: .whitespaces)
+      }
+      cells += try matches("<a href=\"([^\"]*)\"", in: row)
+      cells += try matches("data-since=\"([^\"]*)\"", in: row)
+      return cells
+    }
+  }
+
+  /// The tables of `flow.html` the numbers of `recompute` make: burnup, cumulative flow (in
+  /// all and by priority), cycle time, throughput and aging (`titles` the to-dos' texts in the
+  /// last night's database), as rows of cell texts.
+  static func expectedTables(_ flow: [String: Any], titles: [Int64: String]) throws -> [String:
+    [[String]]]
+  {
+    let points = try #require(flow["points"] as? [[String: Any]])
+    func text(_ value: Any?) -> String { value.map { "\($0)" } ?? "" }
+    var tables: [String: [[String]]] = [:]
+    tables["flow-burnup"] = points.map { point in
+      [text(point["date"])] + ["scope", "done", "added", "removed"].map { text(point[$0]) }
+    }
+    tables["flow-cumulative"] = points.map { point in
+      [text(point["date"]), text(point["open"]), text(point["done"])]
+    }
+    // By priority: a column for each priority any point had, High to none.
+    var priorities: [Int64?] = []
+    for point in points {
+      for counts in point["byPriority"] as? [[String: Any]] ?? [] {
+        let priority = counts["priority"] as? Int64
+        if !priorities.contains(priority) { priorities.append(priority) }
+      }
+    }
+    priorities.sort { ($0 ?? .max) < ($1 ?? .max) }
+    tables["flow-by-priority"] = points.map { point in
+      let counts = point["byPriority"] as? [[String: Any]] ?? []
+      return [text(point["date"]), text(point["done"])]
+        + priorities.map { priority in
+          text(counts.first { ($0["priority"] as? Int64) == priority }?["open"] ?? 0)
+        }
+    }
+    let cycle = try #require(flow["cycleTime"] as? [String: Any])
+    let bins = try #require(cycle["bins"] as? [Int])
+    let labels =
+      ["0 d", "1 d", "2 d", "3–4 d", "5–7 d", "8–14 d", "15–30 d", "31–60 d"]
+      + ["61–90 d", "91+ d"]
+    let starts = [0, 1, 2, 3, 5, 8, 15, 31, 61, 91]
+    func bin(_ days: Any?) -> Int? {
+      (days as? Int).flatMap { days in starts.lastIndex { $0 <= days } }
+    }
+    tables["flow-cycle"] = bins.indices.map { index in
+      var label = labels[index]
+      if bin(cycle["median"]) == index { label += " (Median)" }
+      if bin(cycle["p85"]) == index { label += " (85th percentile)" }
+      return [label, text(bins[index])]
+    }
+    tables["flow-throughput"] = try #require(flow["throughput"] as? [[String: Any]]).map {
+      [text($0["week"]), text($0["completed"])]
+    }
+    tables["flow-aging"] = try #require(flow["aging"] as? [[String: Any]]).map { todo in
+      [
+        titles[(todo["pk"] as? Int64) ?? 0] ?? "", text(todo["firstDate"]), text(todo["days"]),
+        "todos/\(text(todo["pk"])).html", text(todo["firstDate"]),
+      ]
+    }
+    return tables
+  }
+
   @Test(
-    "30 nights (adds, completions, reopenings, priority and text changes, removals, a night with no change, a night skipped): data/flow.json equals a recomputation from the 30 SQLite files"
+    "30 nights (adds, completions, reopenings, priority and text changes, removals, a night with no change, a night skipped): data/flow.json and flow.html's tables equal a recomputation from the 30 SQLite files; a rebuild with nothing changed rewrites neither flow.html nor report.html"
   )
   func thirtyNights() throws {
     let folder = try TemporaryFolder()
@@ -267,6 +354,7 @@ import Testing
     var next: Int64 = 1
     var built: [(path: String, date: Date)] = []
     var last: [UInt8]?
+    var lastPage: [UInt8]?
     for night in 1...30 {
       let sql = Self.sql(night: night, live: &live, next: &next, random: &random)
       if !sql.isEmpty { try ChangesTests.change(database, sql) }
@@ -284,12 +372,37 @@ import Testing
         #expect(bytes == last, "night \(night)")
       }
       last = bytes
+      // flow.html shows no build date: a night that changed nothing leaves it as it was.
+      let flowPage = try #require(readFile(options.output + "/flow.html"))
+      if night == Self.noChangeNight {
+        #expect(flowPage == lastPage, "night \(night)")
+      }
+      lastPage = flowPage
       let published = try Self.published(options.output)
       let expected = try Self.recompute(built)
       #expect(
         NSDictionary(dictionary: published).isEqual(to: expected),
         "night \(night):\n\(published)\n\(expected)")
+      // flow.html's tables say the same numbers.
+      let page = ChangesTests.text(options.output + "/flow.html")
+      let titles = try Self.rows(copy).mapValues(\.text)
+      for (section, rows) in try Self.expectedTables(expected, titles: titles) {
+        let published = try Self.tableRows(page, section: section)
+        #expect(published == rows, "night \(night): \(section)")
+      }
     }
+    // A rebuild with nothing changed (the same date) leaves both pages byte for byte and
+    // writes neither.
+    let before = try ["flow.html", "report.html"].map {
+      try #require(readFile(options.output + "/" + $0))
+    }
+    let summary = try Build.run(
+      options, interrupt: InterruptFlag(), reporter: Build.Reporter(warning: { _ in }))
+    #expect(
+      try ["flow.html", "report.html"].map { try #require(readFile(options.output + "/" + $0)) }
+        == before)
+    #expect(!summary.writtenPaths.contains("flow.html"))
+    #expect(!summary.writtenPaths.contains("report.html"))
     // The scenario has each kind of change.
     let flow = try Self.published(options.output)
     let points = try #require(flow["points"] as? [[String: Any]])

@@ -8,13 +8,13 @@ import Testing
   func pageKinds() {
     let pages: [SitePlan.Page] = [
       .index(1), .board, .todo(0), .possessions(1), .possession(0), .contacts, .contact(0),
-      .notFound, .changes(1), .list(0, 1), .calendar,
+      .notFound, .changes(1), .list(0, 1), .calendar, .flow, .report,
     ]
     #expect(
       pages.map { PageKind($0).name }
         == [
           "index", "board", "todo", "possessions", "possession", "contacts", "contact", "404",
-          "changes", "list", "calendar",
+          "changes", "list", "calendar", "flow", "report",
         ])
     #expect(PageKind(.possessionsFront) == .possessions)
     #expect(PageKind(.contactsFront) == .contacts)

@@ -175,12 +175,14 @@ struct SiteChecker {
           attributes.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         if name == "script" {
           let src = values["src"] ?? ""
-          // The theme's two scripts: the contacts' filter and the site search.
-          let theme = ["assets/search.js", "assets/site-search.js"]
+          // The theme's three scripts: the contacts' filter, the site search, and the flow
+          // pages' days open and overdue as of the reader's day.
+          let theme = ["assets/search.js", "assets/site-search.js", "assets/flow.js"]
           if Set(attributes.map(\.name)) != ["src", "defer"]
             || !theme.contains(where: { src.hasSuffix("/" + $0) || src == $0 })
           {
-            report("a <script> that is not one of the theme's (search.js, site-search.js)")
+            report(
+              "a <script> that is not one of the theme's (search.js, site-search.js, flow.js)")
           }
         }
         if name == "style" { report("a <style> element") }

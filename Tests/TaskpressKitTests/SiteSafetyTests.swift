@@ -200,11 +200,11 @@ import Testing
     // Every page is there, in both builds.
     let pages = SiteChecker.pages(hostile.files).map(\.file)
     #expect(pages == SiteChecker.pages(benign.files).map(\.file))
-    // A page per row of each source, 6 more, the lists: two statuses, High, Medium, Low, and
-    // the possession list's later pages.
+    // A page per row of each source, 8 more (flow.html and report.html among them), the lists:
+    // two statuses, High, Medium, Low, and the possession list's later pages.
     let laterGalleryPages = (Self.hostile.count - 1) / BuildOptions().galleryPageSize
     #expect(laterGalleryPages > 0)
-    #expect(pages.count == 3 * Self.hostile.count + 6 + 5 + laterGalleryPages)
+    #expect(pages.count == 3 * Self.hostile.count + 8 + 5 + laterGalleryPages)
 
     let checker = SiteChecker(baseURL: Self.baseURL, hostile: hostile.files, benign: benign.files)
     let violations = checker.violations(expecting: Self.expectations(Self.hostile))

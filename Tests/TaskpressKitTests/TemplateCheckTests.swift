@@ -200,6 +200,24 @@ struct ThemeFolder {
       ])
   }
 
+  @Test("flow.html and report.html are overridable and checked: a misspelled name, a suggestion")
+  func flowPages() throws {
+    for (file, text, suggestion) in [
+      ("flow.html", "{{#burnup}}{{svg}}{{/burnup}}{{#cycle}}{{medain}}{{/cycle}}", "median"),
+      ("report.html", "{{#due}}{{#todos}}{{overdeu}}{{/todos}}{{/due}}", "overdue"),
+      ("flow.html", "{{{burnup.svg}}}{{labels.flowBurnupp}}", "labels.flowBurnup"),
+    ] {
+      let theme = try ThemeFolder([file: text])
+      let error = #expect(throws: ThemeError.self) { try theme.check() }
+      #expect(error?.description.contains("did you mean '\(suggestion)'?") == true, "\(text)")
+      #expect(error?.description.hasPrefix("\(theme.path)/\(file):1:") == true, "\(text)")
+    }
+    let theme = try ThemeFolder(["report.html": "{{#aging}}{{#todos}}{{title}}{{/todos}}{{/aging}}"]
+    )
+    #expect(try theme.check() == [])
+    #expect(try Theme.load(overrides: theme.path).bodyTemplate("report") == "report.html")
+  }
+
   @Test("a page template given as both .md and .html: the .md is ignored, with a warning")
   func bothExtensions() throws {
     let theme = try ThemeFolder(["todo.md": "{{todo.title}}", "todo.html": "{{todo.title}}"])
@@ -282,13 +300,33 @@ struct ThemeFolder {
           counts: ["todo-priority": 1, "todo-removed": 1], changes: changes)
       ], changed: true)
     report.builds[0].changes[0].route = "todos/1"
+    // Flow numbers with a dated and an undated point, a measured cycle time and an open to-do
+    // of a dated and one of an undated first build.
+    let counts = TodoCounts(data.todos.map { ($0.priority, $0.complete) })
+    report.flow = FlowReport(
+      date: "2026-12-01",
+      points: [
+        .init(
+          build: 1, date: nil, scope: 15, done: 0, added: 15, removed: 0,
+          byPriority: counts.byPriority),
+        .init(
+          build: 2, date: "2026-12-01", scope: 15, done: 1, added: 0, removed: 0,
+          byPriority: counts.byPriority),
+      ],
+      cycleTime: .init(
+        count: 1, median: 3, percentile85: 3, bins: FlowReport.binStarts.map { $0 == 3 ? 1 : 0 }),
+      throughput: [.init(week: "2026-W49", completed: 1)],
+      aging: [
+        .init(pk: 1, first: 1, firstDate: nil, days: nil),
+        .init(pk: 3, first: 2, firstDate: "2026-12-01", days: 0),
+      ])
     context.changes = report
     return context
   }
 
   /// The pages of `context`'s plan, and those of its changes.
   static func pages(_ context: PageContext) -> [SitePlan.Page] {
-    context.plan.pages + [.changes(1), .calendar]
+    context.plan.pages + [.changes(1), .calendar, .flow, .report]
   }
 
   /// The differences between a value and its declared shape, as `path: problem`.

@@ -478,6 +478,19 @@ public enum Build {
         try writer.add([file], contents: UnsafeRawBufferPointer(output.bytes), ends: [output.count])
         calendarPages = [.calendar]
       }
+      // flow.html and report.html: the flow numbers, and the page to print.
+      if plan.hasTodos, report.flow != nil {
+        for page in [SitePlan.Page.flow, .report] {
+          let file = plan.file(of: page)
+          let output = RenderBuffer(capacity: 64 << 10)
+          try renderer.render(
+            page, file: file, context: changesContext, appendingTo: output,
+            buffers: RenderBuffers())
+          try writer.add(
+            [file], contents: UnsafeRawBufferPointer(output.bytes), ends: [output.count])
+          calendarPages.append(page)
+        }
+      }
       summary.pages = pages.count + changePages.count + calendarPages.count
       summary.rendered += changePages.count + calendarPages.count
 

@@ -111,6 +111,7 @@ extension PageContext {
     }
     if plan.hasTodos { navItem("board", "board", "board") }
     if plan.hasTodos, plan.hasDueDates { navItem("calendar", "calendar", "calendar") }
+    if plan.hasTodos { navItem("flow", "flow", "flow") }
     if plan.hasPossessions { navItem("possessions/index", "possessions", "possessions") }
     if plan.hasContacts { navItem("contacts/index", "contacts", "contacts") }
     navItem("changes", "changes", "changes")
@@ -155,6 +156,8 @@ extension PageContext {
     case .contacts, .contact, .contactsFront: "contacts"
     case .notFound: ""
     case .calendar: "calendar"
+    case .flow: "flow"
+    case .report: "report"
     case .changes: "changes"
     }
   }

@@ -140,6 +140,8 @@ struct PageContext: Sendable {
         ? labels["changes"]
         : "\(labels["changes"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     case .calendar: labels["calendar"]
+    case .flow: labels["flow"]
+    case .report: labels["report"]
     case .list(let list, let number):
       number == 1
         ? listTitle(list)
@@ -244,6 +246,10 @@ struct PageContext: Sendable {
       if let changes { addChanges(changes, page: number, file: file, to: context) }
     case .calendar:
       addCalendar(file: file, to: context)
+    case .flow:
+      if let flow = changes?.flow { addFlow(flow, file: file, to: context) }
+    case .report:
+      addReport(file: file, to: context)
     }
     return context
   }
@@ -256,7 +262,7 @@ struct PageContext: Sendable {
   /// flips (`PageFingerprints`).
   static func showsDate(_ page: SitePlan.Page) -> Bool {
     switch page {
-    case .index(1), .changes, .possessionsFront, .contactsFront: true
+    case .index(1), .changes, .report, .possessionsFront, .contactsFront: true
     default: false
     }
   }
@@ -293,6 +299,9 @@ struct PageContext: Sendable {
     }
     if page == .contacts || page == .contactsFront {
       info.script = "search.js"
+    }
+    if page == .flow || page == .report {
+      info.script = "flow.js"
     }
     return info
   }

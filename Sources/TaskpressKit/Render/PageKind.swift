@@ -1,7 +1,7 @@
 /// The kinds of page a site has, each rendered from a body template of its own.
 enum PageKind: Int, CaseIterable, Sendable {
   case index, board, todo, possessions, possession, contacts, contact, notFound, changes, list
-  case calendar
+  case calendar, flow, report
 
   init(_ page: SitePlan.Page) {
     self =
@@ -17,6 +17,8 @@ enum PageKind: Int, CaseIterable, Sendable {
       case .changes: .changes
       case .list: .list
       case .calendar: .calendar
+      case .flow: .flow
+      case .report: .report
       }
   }
 
@@ -35,6 +37,8 @@ enum PageKind: Int, CaseIterable, Sendable {
     case .changes: "changes"
     case .list: "list"
     case .calendar: "calendar"
+    case .flow: "flow"
+    case .report: "report"
     }
   }
 }

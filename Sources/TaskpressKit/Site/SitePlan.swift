@@ -25,6 +25,12 @@ struct SitePlan: Sendable {
     /// `calendar.html`: the open to-dos' due dates by month, when they have any. Rendered
     /// with the changes pages, not in ``pages``.
     case calendar
+    /// `flow.html`: the flow numbers of the recorded builds (burnup, cumulative flow, cycle
+    /// time, throughput, aging) as charts and tables. Rendered with the changes pages.
+    case flow
+    /// `report.html`: one printable page of progress, burnup, overdue and oldest open to-dos
+    /// and the latest changes. Rendered with the changes pages.
+    case report
     /// Page `number` (1-based) of the filtered list `lists[list]` (`status/complete/`).
     case list(Int, Int)
     /// The front page (`index.html`) of a site without to-dos: the possession list's first page
@@ -315,6 +321,8 @@ struct SitePlan: Sendable {
     case .notFound: "404"
     case .changes(let number): number == 1 ? "changes" : "changes/\(number)"
     case .calendar: "calendar"
+    case .flow: "flow"
+    case .report: "report"
     case .list(let list, let number): lists[list].name(page: number)
     case .possessionsFront, .contactsFront: ""
     }

@@ -12,6 +12,31 @@ enum BuiltinTheme {
 {{#site.hasTodos}}[{{labels.backHome}}]({{home}}){{/site.hasTodos}}{{^site.hasTodos}}{{#site.hasPossessions}}[{{labels.backToPossessions}}]({{home}}){{/site.hasPossessions}}{{^site.hasPossessions}}{{#site.hasContacts}}[{{labels.backToContacts}}]({{home}}){{/site.hasContacts}}{{^site.hasContacts}}[{{labels.backHome}}]({{home}}){{/site.hasContacts}}{{/site.hasPossessions}}{{/site.hasTodos}}
 
 """#,
+    "assets/flow.js": #"""
+// flow.html and report.html: the days a to-do has been open (data-since) and whether it is
+// overdue (data-due) as of the reader's day; without a script the pages show them as of the
+// build. Days are calendar days, counted in UTC between the two dates.
+(function () {
+  "use strict";
+  var now = new Date();
+  var today = Date.UTC(now.getFullYear(), now.getMonth(), now.getDate());
+  function day(text) {
+    var parts = /^(\d{4})-(\d{2})-(\d{2})/.exec(text || "");
+    return parts ? Date.UTC(+parts[1], +parts[2] - 1, +parts[3]) : NaN;
+  }
+  document.querySelectorAll("[data-since]").forEach(function (element) {
+    var since = day(element.getAttribute("data-since"));
+    if (!isNaN(since)) {
+      element.textContent = String(Math.max(0, Math.round((today - since) / 86400000)));
+    }
+  });
+  document.querySelectorAll("[data-due]").forEach(function (element) {
+    var due = day(element.getAttribute("data-due"));
+    if (!isNaN(due)) { element.hidden = !(due < today); }
+  });
+})();
+
+"""#,
     "assets/icon.svg": ##"""
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f6fde"/><path d="M9 16.5l4.5 4.5L23 11" fill="none" stroke="#fff" stroke-width="3.5" stroke-linecap="round" stroke-linejoin="round"/></svg>
 
@@ -671,6 +696,34 @@ p, li { overflow-wrap: anywhere; }
 .chart-legend .swatch:not(:first-child) { margin-left: 0.75rem; }
 details summary { cursor: pointer; color: var(--accent); }
 
+/* flow.html and report.html: the flow charts, their tables and the page to print. */
+.chart-lines, .chart-stacked, .chart-columns { height: auto; }
+.chart .chart-scope { fill: var(--muted); stroke: var(--muted); }
+.chart-columns .chart-mark { fill: var(--accent); }
+.chart .chart-priority-high { fill: var(--high); }
+.chart .chart-priority-medium { fill: var(--medium); }
+.chart .chart-priority-low { fill: var(--low); }
+.chart .chart-priority-other, .chart .chart-priority-none { fill: var(--other); }
+.swatch-scope { background: var(--muted); }
+.swatch-priority-high { background: var(--high); }
+.swatch-priority-medium { background: var(--medium); }
+.swatch-priority-low { background: var(--low); }
+.swatch-priority-other, .swatch-priority-none { background: var(--other); }
+.flow-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; overflow-wrap: anywhere; }
+.flow-table th, .flow-table td { padding: 0.3rem 0.35rem; text-align: left; border-top: 1px solid var(--border); }
+.flow-table thead th { border-top: 0; font-size: 0.8rem; font-weight: 600; color: var(--muted); }
+.flow-table .number { text-align: right; font-variant-numeric: tabular-nums; }
+.flow-table th[scope="row"] { font-weight: 400; }
+.flow-mark, .flow-as-of, .report-as-of { color: var(--muted); }
+.flow-cycle-summary { margin: 0 0 0.5rem; }
+.aging-table .icon, .report-list .icon { width: 0.9em; height: 0.9em; }
+.report-list { list-style: none; padding: 0; margin: 0; }
+.report-list li { padding: 0.25rem 0; border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+.report-list li:last-child { border-bottom: 0; }
+.report-list .when { color: var(--muted); white-space: nowrap; }
+.page-report .report { grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
+.page-report .report-burnup .chart { max-height: 14rem; }
+
 /* The board: two columns of cards coloured by priority. */
 .board { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1.25rem; align-items: start; }
 .column {
@@ -814,7 +867,19 @@ details summary { cursor: pointer; color: var(--accent); }
   .report-card { break-inside: avoid; box-shadow: none; }
   .chart, .icon { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   .filters { display: none; }
+  /* report.html: one sheet (A4 or Letter), light. */
+  .page-report main.wrap { padding: 0; min-height: 0; }
+  .page-report .site-header { display: none; }
+  .page-report h1 { font-size: 16pt; margin: 0 0 0.25rem; }
+  .page-report body, body.page-report { font-size: 9pt; }
+  .page-report .report { display: grid; grid-template-columns: 1fr 1fr; gap: 0.4rem; margin: 0; }
+  .page-report .report-card { padding: 0.4rem 0.6rem; border-radius: 0; }
+  .page-report .report-card h2 { font-size: 10.5pt; margin: 0 0 0.25rem; }
+  .page-report .report-burnup .chart { max-height: 5.5cm; }
+  .page-report .changes li, .page-report .report-list li { padding: 0.1rem 0; }
+  .page-report .changes-kinds { display: none; }
 }
+@page { margin: 1.2cm; }
 
 """#,
     "board.html": ##"""
@@ -962,6 +1027,124 @@ details summary { cursor: pointer; color: var(--accent); }
 {{^letters}}
 <p class="empty">{{labels.empty}}</p>
 {{/letters}}
+
+"""##,
+    "flow.html": ##"""
+<h1>{{labels.flow}}</h1>
+{{#asOf}}<p class="flow-as-of">{{asOf}}</p>{{/asOf}}
+{{#reportURL}}<p class="flow-report-link"><a href="{{reportURL}}">{{labels.report}}</a></p>{{/reportURL}}
+{{> icons}}
+<div class="report flow">
+<section class="report-card flow-burnup" aria-labelledby="flow-burnup">
+<h2 id="flow-burnup">{{labels.flowBurnup}}</h2>
+{{#burnup}}
+{{{svg}}}
+<p class="chart-axis">{{#axis}}<span>{{label}}</span>{{/axis}}</p>
+<p class="chart-legend"><span class="swatch swatch-scope" aria-hidden="true"></span>{{labels.flowScope}} <span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.flowDone}}</p>
+<details>
+<summary>{{labels.numbers}}</summary>
+<table class="flow-table">
+<thead><tr><th scope="col">{{labels.buildDate}}</th><th scope="col" class="number">{{labels.flowScope}}</th><th scope="col" class="number">{{labels.flowDone}}</th><th scope="col" class="number">{{labels.flowAdded}}</th><th scope="col" class="number">{{labels.flowRemoved}}</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><th scope="row">{{#date}}<time datetime="{{date}}">{{label}}</time>{{/date}}{{^date}}{{label}}{{/date}}</th><td class="number">{{scope}}</td><td class="number">{{done}}</td><td class="number">{{added}}</td><td class="number">{{removed}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+</details>
+{{/burnup}}
+</section>
+<section class="report-card flow-cumulative" aria-labelledby="flow-cumulative">
+<h2 id="flow-cumulative">{{labels.flowCumulative}}</h2>
+{{#cumulative}}
+{{{svg}}}
+<p class="chart-axis">{{#axis}}<span>{{label}}</span>{{/axis}}</p>
+<p class="chart-legend"><span class="swatch swatch-in-progress" aria-hidden="true"></span>{{labels.inProgress}} <span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.complete}}</p>
+<details>
+<summary>{{labels.numbers}}</summary>
+<table class="flow-table">
+<thead><tr><th scope="col">{{labels.buildDate}}</th><th scope="col" class="number">{{labels.inProgress}}</th><th scope="col" class="number">{{labels.complete}}</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><th scope="row">{{#date}}<time datetime="{{date}}">{{label}}</time>{{/date}}{{^date}}{{label}}{{/date}}</th><td class="number">{{open}}</td><td class="number">{{complete}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+</details>
+{{/cumulative}}
+</section>
+<section class="report-card flow-by-priority" aria-labelledby="flow-by-priority">
+<h2 id="flow-by-priority">{{labels.flowByPriority}}</h2>
+{{#byPriority}}
+{{{svg}}}
+<p class="chart-axis">{{#axis}}<span>{{label}}</span>{{/axis}}</p>
+<p class="chart-legend"><span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.complete}} {{#priorities}}<span class="swatch swatch-priority-{{level}}" aria-hidden="true"></span>{{label}} {{/priorities}}</p>
+<details>
+<summary>{{labels.numbers}}</summary>
+<table class="flow-table">
+<thead><tr><th scope="col">{{labels.buildDate}}</th><th scope="col" class="number">{{labels.complete}}</th>{{#priorities}}<th scope="col" class="number">{{label}}</th>{{/priorities}}</tr></thead>
+<tbody>
+{{#rows}}
+<tr><th scope="row">{{#date}}<time datetime="{{date}}">{{label}}</time>{{/date}}{{^date}}{{label}}{{/date}}</th><td class="number">{{complete}}</td>{{#counts}}<td class="number">{{open}}</td>{{/counts}}</tr>
+{{/rows}}
+</tbody>
+</table>
+</details>
+{{/byPriority}}
+</section>
+<section class="report-card flow-cycle" aria-labelledby="flow-cycle">
+<h2 id="flow-cycle">{{labels.flowCycleTime}}</h2>
+{{#cycle}}
+<p class="flow-cycle-summary">{{summary}}</p>
+{{{svg}}}
+<table class="flow-table">
+<thead><tr><th scope="col">{{labels.flowCycleTime}}</th><th scope="col" class="number">{{labels.flowCount}}</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><th scope="row">{{label}}{{#isMedian}} <span class="flow-mark">({{labels.flowMedian}})</span>{{/isMedian}}{{#isPercentile85}} <span class="flow-mark">({{labels.flowPercentile85}})</span>{{/isPercentile85}}</th><td class="number">{{count}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+{{/cycle}}
+</section>
+<section class="report-card flow-throughput" aria-labelledby="flow-throughput">
+<h2 id="flow-throughput">{{labels.flowThroughput}}</h2>
+{{#throughput}}
+{{#hasWeeks}}
+{{{svg}}}
+<p class="chart-axis">{{#axis}}<span>{{label}}</span>{{/axis}}</p>
+<details>
+<summary>{{labels.numbers}}</summary>
+<table class="flow-table">
+<thead><tr><th scope="col">{{labels.flowWeek}}</th><th scope="col" class="number">{{labels.flowCompleted}}</th></tr></thead>
+<tbody>
+{{#rows}}
+<tr><th scope="row">{{week}}</th><td class="number">{{completed}}</td></tr>
+{{/rows}}
+</tbody>
+</table>
+</details>
+{{/hasWeeks}}
+{{^hasWeeks}}<p class="empty">{{labels.flowNoWeeks}}</p>{{/hasWeeks}}
+{{/throughput}}
+</section>
+<section class="report-card flow-aging" aria-labelledby="flow-aging">
+<h2 id="flow-aging">{{labels.flowAging}}</h2>
+{{#aging}}
+{{#hasTodos}}
+<table class="flow-table aging-table">
+<thead><tr><th scope="col">{{labels.task}}</th><th scope="col">{{labels.flowSince}}</th><th scope="col" class="number">{{labels.flowDaysOpen}}</th></tr></thead>
+<tbody>
+{{#todos}}
+<tr class="priority-{{level}}"><th scope="row"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a></th><td>{{#since}}<time datetime="{{since}}">{{sinceText}}</time>{{/since}}</td><td class="number"{{#since}} data-since="{{since}}"{{/since}}>{{#hasDays}}{{days}}{{/hasDays}}</td></tr>
+{{/todos}}
+</tbody>
+</table>
+{{/hasTodos}}
+{{^hasTodos}}<p class="empty">{{labels.flowNoAging}}</p>{{/hasTodos}}
+{{/aging}}
+</section>
+</div>
 
 """##,
     "icons.html": #"""
@@ -1209,6 +1392,58 @@ details summary { cursor: pointer; color: var(--accent); }
 {{#previous}}[← {{labels.previous}}: {{title}}]({{url}}){{#next}} · {{/next}}{{/previous}}{{#next}}[{{labels.next}}: {{title}} →]({{url}}){{/next}}
 
 """#,
+    "report.html": ##"""
+<h1>{{site.title}}: {{labels.report}}</h1>
+{{#site.generated}}<p class="report-as-of">{{labels.generated}} <time datetime="{{site.generated}}">{{site.generatedDate}}</time></p>{{/site.generated}}
+{{> icons}}
+<div class="report">
+{{#charts}}
+<section class="report-card report-progress" aria-labelledby="report-progress">
+<h2 id="report-progress">{{labels.progress}}</h2>
+<p class="progress-summary">{{progress.summary}}</p>
+{{{progress.svg}}}
+{{#progress.change}}<p class="progress-change">{{progress.change}}</p>{{/progress.change}}
+{{#flow}}<p class="flow-summary">{{cycle}} · {{lastWeek}}</p>{{/flow}}
+</section>
+{{/charts}}
+{{#burnup}}
+<section class="report-card report-burnup" aria-labelledby="report-burnup">
+<h2 id="report-burnup">{{labels.flowBurnup}}</h2>
+{{{svg}}}
+<p class="chart-axis">{{#axis}}<span>{{label}}</span>{{/axis}}</p>
+<p class="chart-legend"><span class="swatch swatch-scope" aria-hidden="true"></span>{{labels.flowScope}} <span class="swatch swatch-complete" aria-hidden="true"></span>{{labels.flowDone}}</p>
+</section>
+{{/burnup}}
+{{#due}}
+<section class="report-card report-due" aria-labelledby="report-due">
+<h2 id="report-due">{{labels.reportDue}}</h2>
+{{#hasTodos}}
+<ul class="report-list">
+{{#todos}}
+<li class="priority-{{level}}"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a> <span class="when"><time datetime="{{due}}">{{dueText}}</time></span> <strong class="overdue" data-due="{{due}}"{{^overdue}} hidden{{/overdue}}>{{labels.overdue}}</strong></li>
+{{/todos}}
+</ul>
+{{/hasTodos}}
+{{^hasTodos}}<p class="empty">{{labels.noDueDates}}</p>{{/hasTodos}}
+</section>
+{{/due}}
+{{#aging}}
+<section class="report-card report-oldest" aria-labelledby="report-oldest">
+<h2 id="report-oldest">{{labels.reportOldest}}</h2>
+{{#hasTodos}}
+<ul class="report-list">
+{{#todos}}
+<li class="priority-{{level}}"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#hasDays}} <span class="when">{{labels.flowDaysOpen}}: <span{{#since}} data-since="{{since}}"{{/since}}>{{days}}</span></span>{{/hasDays}}</li>
+{{/todos}}
+</ul>
+{{/hasTodos}}
+{{^hasTodos}}<p class="empty">{{labels.flowNoAging}}</p>{{/hasTodos}}
+</section>
+{{/aging}}
+{{> changes-latest}}
+</div>
+
+"""##,
     "todo-item.html": ##"""
 <li class="todo priority-{{priority.level}}{{#complete}} is-complete{{/complete}}"><span class="check"><span aria-hidden="true">{{check}}</span><span class="visually-hidden">{{status}}</span></span> <svg class="icon" role="img" aria-label="{{priority.label}}"><use href="#icon-{{priority.level}}"></use></svg> <a href="{{url}}">{{{titleHTML}}}</a>{{#dueDate}} <span class="due">{{labels.due}} {{dueDate}}</span>{{/dueDate}}{{#overdue}} <strong class="overdue">{{labels.overdue}}</strong>{{/overdue}}</li>
 
@@ -1257,6 +1492,8 @@ there is one and the built-in file everywhere else. (In this repository, run
 | `contacts.html`, `contact.md` | the contact list and one contact |
 | `404.md` | the page for addresses that do not exist |
 | `changes.html` | what changed between builds, newest build first, 10 builds a page (`changes.html`, `changes/2.html`, ...) |
+| `flow.html` | the flow numbers (`data/flow.json`) as charts and tables: burnup, cumulative flow, cycle time, throughput, the oldest open to-dos |
+| `report.html` | one printable page: progress, burnup, overdue and due next, oldest open, latest changes, the build's date |
 | `calendar.html` | with a `due` column: the open to-dos' due dates as a month view (no script), overdue marked, and the calendars to subscribe to |
 | `nav.html`, `pagination.md`, `pagination.html`, `prevnext.md`, `prevnext.html` | partials |
 | `todo-item.html` | partial: one to-do of a list (its status mark, its priority's icon, its link) |
@@ -1312,7 +1549,7 @@ by page.
 | `site.calendar.webcal` | `webcal://example.org/tasks/calendar.ics` | with an `https://` `--base-url`: the calendar's `webcal:` URL (calendar apps subscribe to it); absent otherwise (link `{{root}}calendar.ics`) |
 | `site.hasTodos`, `site.hasPossessions`, `site.hasContacts` | `true` | which sources were given |
 | `page.title` | `Take out the trash` | the page's title |
-| `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes`, `calendar` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
+| `page.kind` | `todo` | `index`, `board`, `list`, `todo`, `possessions`, `possession`, `contacts`, `contact`, `404`, `changes`, `calendar`, `flow`, `report` (a site without to-dos has the possession or contact list as its `index.html`, with that list's kind) |
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
@@ -1475,6 +1712,26 @@ start with a letter).
 
 **`contact`**: `contact`; `previous`, `next`, `hasNeighbours` (in name order).
 
+**`flow`** (once the build has recorded its flow numbers): `asOf` (the `flowAsOf` label with
+the numbers' date, or false), `reportURL` (the link to `report.html`); `burnup` `{svg,
+description, axis, rows}`, each row a point `{label, date, build, scope, done, added,
+removed}` (a point is a day, or an undated build; `date` false then); `cumulative` `{svg, axis,
+rows}`, rows `{label, date, build, open, complete}`; `byPriority` `{svg, axis, priorities,
+rows}`, `priorities` `{label, level}` (the columns), rows `{label, date, build, complete,
+counts}`, `counts` `{open}` one per priority; `cycle` `{svg, summary, count, median,
+percentile85, rows}`, rows `{label, count, isMedian, isPercentile85}` (the histogram's bins);
+`throughput` `{svg, axis, hasWeeks, rows}`, rows `{week, completed}` (ISO weeks);
+`aging` `{hasTodos, todos}`, todos `{url, title, level, priority, since, sinceText, days,
+hasDays}` (`since`, the first build's day, goes in `data-since`: `assets/flow.js` makes the days
+open the reader's; `days` is as of `asOf`). Each `svg` is an `<svg role="img">` with a `<title>`
+and a `<desc>`, no script. `axis` is the first and last point's label.
+
+**`report`**: `charts` (as on the first page), `burnup` and `aging` (as on `flow`, the first 5),
+`due` `{hasTodos, todos}`: the 5 open to-dos due first, todos `{url, title, level, priority,
+due, dueText, overdue}` (`overdue` as of the build's date; `data-due` lets `assets/flow.js` make
+it the reader's), `latestChanges` (as on the first page). It shows the build's date
+(`site.generated`).
+
 **`calendar`** (only with a `due` column): `months`, each month with an open to-do due in it
 (the first 24 such months, oldest first): `{title, id, weeks}` (`title` by the `monthTitle` and
 `monthNames` labels, `id` `month-2026-12`); each of `weeks` has 7 `days` from Monday, each
@@ -1533,7 +1790,11 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `changeSinceLast`, `thisBuild`, `numbers`, `andMore`, `otherPriorities`, `backToPossessions`,
 `backToContacts`, `buildDate`, `changes`, `latestChanges`, `feed`, `subscribe`,
 `subscribeTitle`, `calendar`, `allPriorities`, `weekdays`, `monthNames`, `monthTitle`,
-`overdueCount`, `noDueDates`, the site search's (`searchAnyStatus`, `searchAnyDue`,
+`overdueCount`, `noDueDates`, the flow pages' (`flow`, `flowBurnup`, `flowScope`, `flowDone`,
+`flowAdded`, `flowRemoved`, `flowCumulative`, `flowByPriority`, `flowCycleTime`, `flowCount`,
+`flowMedian`, `flowPercentile85`, `flowThroughput`, `flowWeek`, `flowCompleted`, `flowAging`,
+`flowSince`, `flowDaysOpen`, `flowNoAging`, `flowNoWeeks`, `report`, `reportDue`,
+`reportOldest`), the site search's (`searchAnyStatus`, `searchAnyDue`,
 `searchDated`, `searchNoMatches`, `searchMore`, `searchCount`), `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, `timeline`, `timelineAdded`, `timelineCompleted`,
 `timelineReopened`, `timelinePriority`, `timelineText`, `timelineRemoved`, `earlierBuilds`,
@@ -1564,6 +1825,12 @@ the text has them, and gives the result where it is used:
 | `flowCycle` | `{median}`, `{p85}`, `{count}` | `Median cycle time in days: {median} (85th percentile {p85}, {count} measured)` | `サイクルタイムの中央値 {median}日（85パーセンタイル {p85}日、{count}件）` | `charts.flow.cycle` (`flowCycleNone`: `No cycle time measured yet`) |
 | `flowLastWeek` | `{count}` | `{count} completed last week` | `先週の完了 {count}件` | `charts.flow.lastWeek` |
 | `flowOldest` | `{days}` | `Oldest open to-do, days open: {days}` | `最も古い未完了：{days}日` | `charts.flow.oldest` |
+| `flowBurnupDescription` | `{points}`, `{scope}`, `{done}`, `{added}`, `{removed}` | `{points} points; now {scope} in scope and {done} done; {added} added and {removed} removed in all` | `{points}点。現在スコープ {scope}件、完了 {done}件。追加 {added}件、削除 {removed}件（合計）` | the burnup's `<desc>` |
+| `flowCumulativeDescription` | `{points}`, `{open}`, `{complete}` | `{points} points; now {open} In Progress and {complete} Complete` | `{points}点。現在 進行中 {open}件、完了 {complete}件` | the cumulative flow's `<desc>` |
+| `flowByPriorityDescription` | `{points}`, `{counts}` | `{points} points; now In Progress by priority: {counts}` | `{points}点。現在の優先度別の進行中：{counts}` | the cumulative flow by priority's `<desc>` |
+| `flowThroughputDescription` | `{weeks}`, `{completed}` | `{weeks} weeks, {completed} completed` | `{weeks}週、完了 {completed}件` | the throughput's `<desc>` |
+| `flowDays`, `flowDaysRange`, `flowDaysFrom` | `{days}`; `{from}`, `{to}`; `{from}` | `{days} d`, `{from}–{to} d`, `{from}+ d` | `{days}日`, `{from}〜{to}日`, `{from}日以上` | the cycle-time bins' labels |
+| `flowAsOf` | `{date}` | `The numbers as of {date}.` | `{date} 時点の数値です。` | `asOf` on `flow.html` |
 | `overdueCount` | `{count}` | `{count} overdue` | `期限切れ {count}件` | `overdue.label` on `calendar.html` |
 
 `--locale ja` uses the Japanese edition's words (高 / 中 / 低, 完了 / 進行中). A `labels.json`

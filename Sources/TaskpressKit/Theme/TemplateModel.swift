@@ -160,6 +160,31 @@ enum TemplateModel {
       ]), optional: true),
   ])
 
+  /// A row of a flow chart's table: a point (a day, or an undated build).
+  private static func point(_ fields: [Field]) -> Shape {
+    .object([Field("label"), Field("date"), Field("build")] + fields)
+  }
+
+  /// `burnup` of `flow.html` and `report.html`.
+  static let burnup: Shape = .object([
+    Field(
+      "rows",
+      .list(point([Field("scope"), Field("done"), Field("added"), Field("removed")]))),
+    Field("axis", .list(.object([Field("label")]))), Field("description"), Field("svg"),
+  ])
+
+  /// `aging` of `flow.html` and `report.html`: the oldest open to-dos.
+  static let aging: Shape = .object([
+    Field(
+      "todos",
+      .list(
+        .object([
+          Field("url"), Field("title"), Field("level"), Field("priority"), Field("since"),
+          Field("sinceText"), Field("days"), Field("hasDays"),
+        ]))),
+    Field("hasTodos"),
+  ])
+
   static let possession = row(
     PossessionValue.Field.self,
     shapes: ["photo": row(PhotoValue.Field.self, optional: ["avifSrcset"])],
@@ -190,6 +215,63 @@ enum TemplateModel {
       Field("charts", charts, optional: true),
       Field("latestChanges", latestChanges, optional: true),
       Field("history", history, optional: true),
+    ],
+    "flow": [
+      Field("asOf"),
+      Field("burnup", burnup, optional: true),
+      Field(
+        "cumulative",
+        .object([
+          Field("rows", .list(point([Field("open"), Field("complete")]))),
+          Field("axis", .list(.object([Field("label")]))), Field("svg"),
+        ]), optional: true),
+      Field(
+        "byPriority",
+        .object([
+          Field("priorities", .list(.object([Field("label"), Field("level")]))),
+          Field(
+            "rows",
+            .list(point([Field("complete"), Field("counts", .list(.object([Field("open")])))]))),
+          Field("axis", .list(.object([Field("label")]))), Field("svg"),
+        ]), optional: true),
+      Field(
+        "cycle",
+        .object([
+          Field("count"), Field("summary"), Field("median"), Field("percentile85"),
+          Field(
+            "rows",
+            .list(
+              .object([
+                Field("label"), Field("count"), Field("isMedian"), Field("isPercentile85"),
+              ]))),
+          Field("svg"),
+        ]), optional: true),
+      Field(
+        "throughput",
+        .object([
+          Field("rows", .list(.object([Field("week"), Field("completed")]))),
+          Field("hasWeeks"), Field("axis", .list(.object([Field("label")]))), Field("svg"),
+        ]), optional: true),
+      Field("aging", aging, optional: true),
+      Field("reportURL", optional: true),
+    ],
+    "report": [
+      Field("charts", charts),
+      Field("burnup", burnup, optional: true),
+      Field("aging", aging, optional: true),
+      Field(
+        "due",
+        .object([
+          Field(
+            "todos",
+            .list(
+              .object([
+                Field("url"), Field("title"), Field("level"), Field("priority"), Field("due"),
+                Field("dueText"), Field("overdue"),
+              ]))),
+          Field("hasTodos"),
+        ])),
+      Field("latestChanges", latestChanges, optional: true),
     ],
     "calendar": [
       Field(
