@@ -75,7 +75,8 @@ public enum Build {
     let avifWarnings =
       options.possessions == nil ? [] : settings.withoutUnavailableAVIF { Vips.avifUnavailable }
     let photoSettings = settings
-    let themeWarnings = templateWarnings + avifWarnings
+    let socialCardPlan = socialCard(options)
+    let themeWarnings = templateWarnings + avifWarnings + socialCardPlan.warnings
     let photoCache = try options.photoCache.map {
       try PhotoCache(folder: $0, limit: options.photoCacheSize)
     }
@@ -84,7 +85,7 @@ public enum Build {
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
     let inputsDescription = inputsDescription(
-      options, theme: theme, sourceDateEpoch: sourceDateEpoch)
+      options, theme: theme, sourceDateEpoch: sourceDateEpoch, socialCard: socialCardPlan.publishes)
     let historyLimit =
       " history-limit \(options.historyLimit)"
       + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
@@ -383,6 +384,9 @@ public enum Build {
     /// The record of the to-dos' data copy, but its identity (`TodoCopyRecord`).
     var copyRecord: [UInt8]?
     var photoRecord: PhotoRecord?
+    var cardRecord: [UInt8]?
+    let cardImage =
+      socialCardPlan.publishes ? options.baseURL.map { socialCardURL(baseURL: $0) } : nil
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
     /// hold them (a million to-dos' rows and lists are about 90 MB). Returns what the pages
@@ -400,7 +404,7 @@ public enum Build {
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
         sourceDateEpoch: sourceDateEpoch, key: writer.hashKey, timelines: timelines,
-        startsTodoHistories: startsTodoHistories)
+        startsTodoHistories: startsTodoHistories, socialCard: cardImage != nil)
       checking.wait()
       let last =
         lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
@@ -414,6 +418,7 @@ public enum Build {
             csvByteOrderMark: options.csvByteOrderMark, search: options.search,
             markdown: options.markdown)
           context.timelines = timelines
+          context.socialCardImage = cardImage
           return context
         },
         fingerprints: fingerprints, last: consume last, jobs: jobs, interrupt: interrupt,
@@ -464,6 +469,7 @@ public enum Build {
         markdown: options.markdown)
       changesContext.changes = report
       changesContext.timelines = timelines
+      changesContext.socialCardImage = cardImage
       let changePages = try stageChangePages(
         report, context: changesContext, renderer: renderer, writer: writer, options: options,
         labels: labels)
@@ -479,6 +485,16 @@ public enum Build {
         calendarPages = [.calendar]
       }
       summary.pages = pages.count + changePages.count + calendarPages.count
+      if cardImage != nil {
+        let card = try stageSocialCard(
+          changesContext.socialCardSummary, writer: writer,
+          recorded: renderer.paths.contains(.recordedCard))
+        (cardRecord, summary.socialCardRendered) = (card.record, card.rendered)
+        if let warning = card.warning {
+          reporter.warning(warning)
+          summary.warnings += 1
+        }
+      }
       summary.rendered += changePages.count + calendarPages.count
 
       // 4. The theme's assets, the sitemap.
@@ -576,6 +592,11 @@ public enum Build {
     }
     if let photoRecord {
       writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
+    }
+    if let cardRecord {
+      writer.recordBesideManifest(cardRecordName, cardRecord)
+    } else {
+      writer.removeStateFile(cardRecordName)
     }
     // The copy of the to-dos as committed, named by its identity (not tied to the manifest: a
     // later build that keeps the copy keeps the file).

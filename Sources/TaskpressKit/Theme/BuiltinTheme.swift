@@ -1056,6 +1056,20 @@ details summary { cursor: pointer; color: var(--accent); }
 {{#page.canonical}}
 <link rel="canonical" href="{{page.canonical}}">
 {{/page.canonical}}
+{{#page.ogImage}}
+<meta property="og:type" content="website">
+<meta property="og:title" content="{{page.title}} · {{site.title}}">
+<meta property="og:description" content="{{page.ogDescription}}">
+{{#page.canonical}}
+<meta property="og:url" content="{{page.canonical}}">
+{{/page.canonical}}
+<meta property="og:image" content="{{page.ogImage}}">
+<meta property="og:image:type" content="image/png">
+<meta property="og:image:width" content="1200">
+<meta property="og:image:height" content="630">
+<meta property="og:image:alt" content="{{page.ogDescription}}">
+<meta name="twitter:card" content="summary_large_image">
+{{/page.ogImage}}
 <link rel="stylesheet" href="{{assets}}style.css">
 <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
 <link rel="alternate" type="application/atom+xml" href="{{root}}feed.xml" title="{{labels.changes}} · {{site.title}}">
