@@ -1330,6 +1330,8 @@ by page.
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
+| `page.ogImage` | `https://example.org/tasks/cards/summary.png` | the social card's absolute URL: with `--base-url` and to-dos, on the first page, the board and the first changes page (the layout adds `og:` and `twitter:card` meta with it); absent elsewhere, and where libvips cannot render the card |
+| `page.ogDescription` | `3 of 12 complete (25%)` | where `page.ogImage` is: what the card says (the `progressSummary` label) |
 | `root` | `../` | the relative path to the site's root (empty on top-level pages) |
 | `assets` | `../assets/` | the relative path to `assets/` |
 | `home` | `../index.html` | the relative link to the front page |
