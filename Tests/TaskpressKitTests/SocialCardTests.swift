@@ -207,6 +207,29 @@ import Testing
     #expect(SocialCard.svg(long).contains("\u{2026}</text>"))
   }
 
+  @Test("where libvips cannot render SVG: a warning naming --base-url and the reason, no card")
+  func unavailable() throws {
+    var options = BuildOptions()
+    options.todos = "todo.sqlite"
+    var asked = 0
+    let reason = { () -> String? in
+      asked += 1
+      return "this libvips has no SVG loader (svgload) or PNG saver (pngsave)"
+    }
+    let without = Build.socialCard(options, svgUnavailable: reason)
+    #expect(!without.publishes && without.warnings.isEmpty && asked == 0)
+    options.baseURL = Self.base
+    let made = Build.socialCard(options, svgUnavailable: reason)
+    #expect(!made.publishes && asked == 1)
+    #expect(
+      made.warnings.map(\.description) == [
+        "--base-url: the social card (cards/summary.png) cannot be rendered here (this libvips has "
+          + "no SVG loader (svgload) or PNG saver (pngsave)); the pages have no og:image (install "
+          + "libvips with its SVG loader, Debian's libvips42 and librsvg2-2)"
+      ])
+    #expect(Build.socialCard(options, svgUnavailable: { nil }).publishes)
+  }
+
   static let hasPillow: Bool = {
     guard let python = TestEnvironment.find("python3") else { return false }
     let process = Process()

@@ -5,9 +5,13 @@ extension Build {
 
   /// Whether a build of `options` publishes a social card: with `--base-url` and to-dos, where
   /// libvips can render an SVG; where it cannot, a warning, and no card and no `og:image`.
-  static func socialCard(_ options: BuildOptions) -> (publishes: Bool, warnings: [BuildWarning]) {
+  /// (`svgUnavailable` says why libvips cannot render an SVG, or nil; asked only with
+  /// `--base-url` and to-dos.)
+  static func socialCard(
+    _ options: BuildOptions, svgUnavailable: () -> String? = { Vips.svgUnavailable }
+  ) -> (publishes: Bool, warnings: [BuildWarning]) {
     guard options.baseURL != nil, options.todos != nil else { return (false, []) }
-    guard let reason = Vips.svgUnavailable else { return (true, []) }
+    guard let reason = svgUnavailable() else { return (true, []) }
     return (
       false,
       [
