@@ -75,8 +75,7 @@ public enum Build {
     let avifWarnings =
       options.possessions == nil ? [] : settings.withoutUnavailableAVIF { Vips.avifUnavailable }
     let photoSettings = settings
-    let socialCardPlan = socialCard(options)
-    let themeWarnings = templateWarnings + avifWarnings + socialCardPlan.warnings
+    let themeWarnings = templateWarnings + avifWarnings
     let photoCache = try options.photoCache.map {
       try PhotoCache(folder: $0, limit: options.photoCacheSize)
     }
@@ -85,7 +84,7 @@ public enum Build {
     // The key of the inputs is taken before the sources are opened: a database written after
     // this point gives the next build another key, so it never skips a change.
     let inputsDescription = inputsDescription(
-      options, theme: theme, sourceDateEpoch: sourceDateEpoch, socialCard: socialCardPlan.publishes)
+      options, theme: theme, sourceDateEpoch: sourceDateEpoch)
     let historyLimit =
       " history-limit \(options.historyLimit)"
       + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
@@ -182,6 +181,10 @@ public enum Build {
       return unchangedSummary(recorded)
     }
     summary.sourcesRead = true
+    // Whether libvips can render the social card, asked only by a build that reads its sources
+    // (loading libvips is most of a rebuild that stops above); its warning is recorded with the
+    // sources'.
+    let socialCardPlan = socialCard(options)
     // The photos' key, like the inputs', before the possessions are opened (a build that stops
     // above reads neither the database nor its log again for it).
     let photosKey = photosKey(options, settings: photoSettings, key: writer.hashKey)
@@ -294,7 +297,7 @@ public enum Build {
       warnings += loaded.warnings
     }
     if let otherError { throw otherError }
-    warnings += possessionWarnings + contactWarnings
+    warnings += possessionWarnings + contactWarnings + socialCardPlan.warnings
     var sourceWarnings = Array(warnings.dropFirst(themeWarnings.count))
     if unchanged, let recorded = previousRecord?.sourceWarnings,
       recorded.starts(with: sourceWarnings)

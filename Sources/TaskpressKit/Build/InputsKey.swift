@@ -151,10 +151,9 @@ extension Build {
 
   /// Everything `options` build from, as bytes to hash (see ``InputsRecord``): taken before the
   /// sources are opened, hashed under the output folder's key once it is open.
-  /// `socialCard`: whether the build publishes a social card (it can render one here).
-  static func inputsDescription(
-    _ options: BuildOptions, theme: Theme, sourceDateEpoch: String?, socialCard: Bool = false
-  ) -> [UInt8] {
+  static func inputsDescription(_ options: BuildOptions, theme: Theme, sourceDateEpoch: String?)
+    -> [UInt8]
+  {
     var hasher = Description()
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
@@ -183,7 +182,6 @@ extension Build {
       add("photo-formats \(options.photoFormats.map(\.rawValue).joined(separator: ","))")
     }
     add("source-date-epoch \(sourceDateEpoch ?? "")")
-    if socialCard { add("social-card") }
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
       add("theme \(path)")
       hasher.update(Array("\(file.contents.count)\u{0}".utf8))
