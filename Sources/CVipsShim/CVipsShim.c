@@ -72,6 +72,11 @@ TPV_FUNCTIONS(TPV_POINTER)
 /// taskpress publishes WebP alone (NULL).
 static __typeof__(vips_heifsave_buffer) *tpv_p_vips_heifsave_buffer;
 
+/// libvips' SVG loader (through librsvg) and PNG saver, looked up apart: a libvips built without
+/// them has no social card (NULL).
+static __typeof__(vips_svgload_buffer) *tpv_p_vips_svgload_buffer;
+static __typeof__(vips_pngsave_buffer) *tpv_p_vips_pngsave_buffer;
+
 /// A libvips or GLib function, as loaded.
 #define V(name) (*tpv_p_##name)
 
@@ -98,6 +103,10 @@ static int tpv_load_library(void) {
 #undef TPV_LOOK_UP
   tpv_p_vips_heifsave_buffer =
       (__typeof__(vips_heifsave_buffer) *)dlsym(library, "vips_heifsave_buffer");
+  tpv_p_vips_svgload_buffer =
+      (__typeof__(vips_svgload_buffer) *)dlsym(library, "vips_svgload_buffer");
+  tpv_p_vips_pngsave_buffer =
+      (__typeof__(vips_pngsave_buffer) *)dlsym(library, "vips_pngsave_buffer");
   return 0;
 }
 
@@ -167,6 +176,9 @@ int tpv_start(char **error) {
   // The PPM loader only ever reads what taskpress makes of a BMP (its own header, then the
   // pixels): no database bytes reach it as they are.
   V(vips_operation_block_set)("VipsForeignLoadPpmSource", FALSE);
+  // The SVG loader (librsvg, untrusted) only ever reads the social card taskpress composes
+  // (`tpv_svg_to_png`): no database bytes reach it, and no other loader of SVG is unblocked.
+  V(vips_operation_block_set)("VipsForeignLoadSvgBuffer", FALSE);
   V(vips_concurrency_set)(1);
   V(vips_cache_set_max)(0);
   V(vips_cache_set_max_mem)(0);
@@ -473,6 +485,38 @@ done:
   for (int i = 0; i < 4; i++)
     if (t[i] != NULL) V(g_object_unref)(t[i]);
   V(g_object_unref)(source);
+  return failed ? -1 : 0;
+}
+
+int tpv_svg_to_png(const char *svg, size_t length, tpv_image *out, char **error) {
+  VipsImage *t[2] = {NULL};
+  int failed = 1;
+  if (tpv_p_vips_svgload_buffer == NULL || tpv_p_vips_pngsave_buffer == NULL) {
+    V(vips_error)("taskpress", "this libvips has no SVG loader (svgload) or PNG saver (pngsave)");
+    goto done;
+  }
+  // The buffer is only read, and only during the call.
+  if (V(vips_svgload_buffer)((void *)svg, length, &t[0], NULL)) goto done;
+  // Opaque, without its alpha band: the card's background covers it.
+  double white[3] = {255, 255, 255};
+  VipsArrayDouble *background = V(vips_array_double_new)(white, 3);
+  int flattened = V(vips_flatten)(t[0], &t[1], "background", background, NULL);
+  V(vips_area_unref)((VipsArea *)background);
+  if (flattened) goto done;
+  void *bytes = NULL;
+  size_t size = 0;
+  // No metadata: the same pixels give the same bytes.
+  if (V(vips_pngsave_buffer)(t[1], &bytes, &size, "strip", TRUE, "interlace", FALSE, NULL))
+    goto done;
+  out->bytes = bytes;
+  out->length = size;
+  out->width = V(vips_image_get_width)(t[1]);
+  out->height = V(vips_image_get_height)(t[1]);
+  failed = 0;
+done:
+  if (failed) tpv_take_error(error, "the SVG could not be rendered");
+  for (int i = 0; i < 2; i++)
+    if (t[i] != NULL) V(g_object_unref)(t[i]);
   return failed ? -1 : 0;
 }
 

@@ -78,6 +78,11 @@ int tpv_avif_probe(char **error);
 /// its orientation): for checking renditions. Returns 0, or -1 with `*error` set.
 int tpv_decode_rgb(tpv_format format, tpv_reader reader, tpv_image *image, char **error);
 
+/// Renders an SVG (`length` bytes, composed by taskpress: never a photo) with libvips' `svgload`
+/// (librsvg) at its own size, without alpha, as PNG with no metadata into `image`. Returns 0, or
+/// -1 with `*error` set (no SVG loader in this libvips, or an SVG librsvg refuses).
+int tpv_svg_to_png(const char *svg, size_t length, tpv_image *image, char **error);
+
 /// libvips keeps one error buffer for the whole process, so a failing operation's message may
 /// be another thread's. Operations run between `tpv_lock(0)` and `tpv_unlock()`, beside each
 /// other; one that failed runs again between `tpv_lock(1)` (alone, the buffer emptied) and

@@ -181,6 +181,10 @@ public enum Build {
       return unchangedSummary(recorded)
     }
     summary.sourcesRead = true
+    // Whether libvips can render the social card, asked only by a build that reads its sources
+    // (loading libvips is most of a rebuild that stops above); its warning is recorded with the
+    // sources'.
+    let socialCardPlan = socialCard(options)
     // The photos' key, like the inputs', before the possessions are opened (a build that stops
     // above reads neither the database nor its log again for it).
     let photosKey = photosKey(options, settings: photoSettings, key: writer.hashKey)
@@ -293,7 +297,7 @@ public enum Build {
       warnings += loaded.warnings
     }
     if let otherError { throw otherError }
-    warnings += possessionWarnings + contactWarnings
+    warnings += possessionWarnings + contactWarnings + socialCardPlan.warnings
     var sourceWarnings = Array(warnings.dropFirst(themeWarnings.count))
     if unchanged, let recorded = previousRecord?.sourceWarnings,
       recorded.starts(with: sourceWarnings)
@@ -383,6 +387,9 @@ public enum Build {
     /// The record of the to-dos' data copy, but its identity (`TodoCopyRecord`).
     var copyRecord: [UInt8]?
     var photoRecord: PhotoRecord?
+    var cardRecord: [UInt8]?
+    let cardImage =
+      socialCardPlan.publishes ? options.baseURL.map { socialCardURL(baseURL: $0) } : nil
     /// Steps 3 and 4, everything that needs the plan or the previous build's rows: they are
     /// let go of when this returns, before the commit, with the contexts and fingerprints that
     /// hold them (a million to-dos' rows and lists are about 90 MB). Returns what the pages
@@ -400,7 +407,7 @@ public enum Build {
       let fingerprints = PageFingerprints(
         plan: plan, theme: theme, labels: labels, options: options, generated: generated,
         sourceDateEpoch: sourceDateEpoch, key: writer.hashKey, timelines: timelines,
-        startsTodoHistories: startsTodoHistories)
+        startsTodoHistories: startsTodoHistories, socialCard: cardImage != nil)
       checking.wait()
       let last =
         lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
@@ -414,6 +421,7 @@ public enum Build {
             csvByteOrderMark: options.csvByteOrderMark, search: options.search,
             markdown: options.markdown)
           context.timelines = timelines
+          context.socialCardImage = cardImage
           return context
         },
         fingerprints: fingerprints, last: consume last, jobs: jobs, interrupt: interrupt,
@@ -464,6 +472,7 @@ public enum Build {
         markdown: options.markdown)
       changesContext.changes = report
       changesContext.timelines = timelines
+      changesContext.socialCardImage = cardImage
       let changePages = try stageChangePages(
         report, context: changesContext, renderer: renderer, writer: writer, options: options,
         labels: labels)
@@ -492,6 +501,16 @@ public enum Build {
         }
       }
       summary.pages = pages.count + changePages.count + calendarPages.count
+      if cardImage != nil {
+        let card = try stageSocialCard(
+          changesContext.socialCardSummary, writer: writer,
+          recorded: renderer.paths.contains(.recordedCard))
+        (cardRecord, summary.socialCardRendered) = (card.record, card.rendered)
+        if let warning = card.warning {
+          reporter.warning(warning)
+          summary.warnings += 1
+        }
+      }
       summary.rendered += changePages.count + calendarPages.count
 
       // 4. The theme's assets, the sitemap.
@@ -589,6 +608,11 @@ public enum Build {
     }
     if let photoRecord {
       writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
+    }
+    if let cardRecord {
+      writer.recordBesideManifest(cardRecordName, cardRecord)
+    } else {
+      writer.removeStateFile(cardRecordName)
     }
     // The copy of the to-dos as committed, named by its identity (not tied to the manifest: a
     // later build that keeps the copy keeps the file).

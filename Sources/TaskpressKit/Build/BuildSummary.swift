@@ -35,6 +35,8 @@ public struct BuildSummary: Sendable, Equatable {
   /// Photos decoded to make their renditions (those whose renditions were found in the site
   /// already are not).
   public var photosDecoded = 0
+  /// Whether the social card was rendered (not kept as the last build left it).
+  public var socialCardRendered = false
   /// Wall seconds the photos took, from their start (once the possessions were read) to the
   /// last one published; 0 when none was (the benchmark's photo phase).
   public var photoSeconds = 0.0

@@ -77,7 +77,7 @@ struct PageFingerprints: Sendable {
   init(
     plan: SitePlan, theme: Theme, labels: Labels, options: BuildOptions, generated: String?,
     sourceDateEpoch: String?, key: HashKey, timelines: TodoHistory? = nil,
-    startsTodoHistories: Bool = false
+    startsTodoHistories: Bool = false, socialCard: Bool = false
   ) {
     self.plan = plan
     self.key = key
@@ -103,13 +103,17 @@ struct PageFingerprints: Sendable {
     if options.photoFormats != [.webp] {
       common.add("photo-formats " + options.photoFormats.map(\.rawValue).joined(separator: ","))
     }
-    // Without `carryOver`, `dependents`, `earlyFileCheck` and `recordedCopy`, which decide how
-    // kept files are kept and found and how the previous build is read, not any page's bytes:
-    // a site can be rebuilt with them or without them as the same site (`IncrementalTests` does
-    // each).
+    // Only with a social card (the board points at it), so that other sites keep their
+    // fingerprints.
+    if socialCard { common.add("social-card") }
+    // Without `carryOver`, `dependents`, `earlyFileCheck`, `recordedCopy` and `recordedCard`,
+    // which decide how kept files are kept and found and how the previous build is read, not
+    // any page's bytes: a site can be rebuilt with them or without them as the same site
+    // (`IncrementalTests` does each).
     common.add(
-      options.renderPaths.subtracting([.carryOver, .dependents, .earlyFileCheck, .recordedCopy])
-        .rawValue)
+      options.renderPaths.subtracting([
+        .carryOver, .dependents, .earlyFileCheck, .recordedCopy, .recordedCard,
+      ]).rawValue)
     common.add(options.mapping.todos.key)
     common.add(options.mapping.possessions.key)
     common.add(options.mapping.contacts.key)

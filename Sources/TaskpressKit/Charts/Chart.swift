@@ -72,7 +72,10 @@ enum Chart {
 
   /// A line of open and one of complete to-dos over `points` (oldest first), from zero to the
   /// largest count, with those two values on the left; one point is a dot of each.
-  static func trend(_ points: [TrendPoint], title: String, description: String) -> String {
+  /// `attributes` go on its `<svg>` as they are (the social card places it with them).
+  static func trend(
+    _ points: [TrendPoint], title: String, description: String, attributes: String = ""
+  ) -> String {
     let top = margin
     let bottom = trendHeight - margin
     let left = margin + valueGutter
@@ -84,7 +87,7 @@ enum Chart {
     func y(_ value: Int) -> Int { bottom - max(0, value) * (bottom - top) / largest }
     var svg = open(
       "chart chart-trend", width: trendWidth, height: trendHeight, stretch: false, title,
-      description)
+      description, attributes: attributes)
     svg += "<g class=\"chart-grid\" stroke=\"currentColor\" stroke-opacity=\"0.3\">"
     svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(right)\" y2=\"\(top)\"/>"
     svg += "<line x1=\"\(left)\" y1=\"\(bottom)\" x2=\"\(right)\" y2=\"\(bottom)\"/></g>"
@@ -238,10 +241,11 @@ enum Chart {
   /// stretches fills its box in both directions (bars: no text or circles to distort).
   private static func open(
     _ classes: String, width: Int = width, height: Int, stretch: Bool, _ title: String,
-    _ description: String
+    _ description: String, attributes: String = ""
   ) -> String {
     let aspect = stretch ? " preserveAspectRatio=\"none\"" : ""
-    return "<svg class=\"\(classes)\" role=\"img\" viewBox=\"0 0 \(width) \(height)\"\(aspect)"
+    return
+      "<svg class=\"\(classes)\"\(attributes) role=\"img\" viewBox=\"0 0 \(width) \(height)\"\(aspect)"
       + " xmlns=\"http://www.w3.org/2000/svg\"><title>\(Escaping.html.escape(title))</title>"
       + "<desc>\(Escaping.html.escape(description))</desc>"
   }

@@ -155,6 +155,41 @@ enum Vips {
     }
   }
 
+  /// Why an SVG cannot be rendered here (libvips cannot be loaded, has no `svgload`, or librsvg
+  /// fails), found by rendering a small SVG once; nil when it can.
+  static let svgUnavailable: String? = {
+    if case .failure(let failure) = started { return failure.reason }
+    let probe = Array(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"4\"><rect width=\"4\" height=\"4\"/></svg>"
+        .utf8)
+    do throws(Failure) {
+      _ = try png(fromSVG: probe)
+      return nil
+    } catch {
+      return error.reason
+    }
+  }()
+
+  /// The PNG of `svg` (an SVG taskpress composed, never a photo), rendered by libvips' `svgload`
+  /// (librsvg) at its own size, without alpha and without metadata.
+  static func png(fromSVG svg: [UInt8]) throws(Failure) -> Image {
+    try start()
+    return try attributed { () throws(Failure) in
+      var image = tpv_image()
+      var error: UnsafeMutablePointer<CChar>?
+      let code = svg.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) {
+          tpv_svg_to_png($0.baseAddress, $0.count, &image, &error)
+        }
+      }
+      guard code == 0, let start = image.bytes else { throw Failure(reason: take(error)) }
+      defer { tpv_free(start) }
+      return Image(
+        bytes: [UInt8](UnsafeRawBufferPointer(start: start, count: image.length)),
+        width: Int(image.width), height: Int(image.height))
+    }
+  }
+
   /// The photo's pixels as 8-bit RGB, as stored (for tests that check renditions).
   static func rgb(_ format: tpv_format, _ bytes: PhotoBytes) throws(Failure) -> Image {
     try start()

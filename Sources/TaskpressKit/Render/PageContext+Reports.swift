@@ -79,6 +79,27 @@ extension PageContext {
 
   // MARK: - Charts
 
+  /// The progress line (`charts.progress.summary`): "3 of 12 complete (25%)".
+  var progressSummary: String {
+    let total = plan.todos.count
+    let complete = plan.completeCount
+    return labels.format(
+      "progressSummary",
+      [
+        "complete": "\(complete)", "total": "\(total)",
+        "percent": "\(Chart.percent(complete, of: total))",
+      ])
+  }
+
+  /// What the social card shows: the site's title, the counts, the progress line and the trend
+  /// of the first page.
+  var socialCardSummary: SocialCard.Summary {
+    SocialCard.Summary(
+      title: siteTitle, open: plan.todos.count - plan.completeCount, complete: plan.completeCount,
+      trend: trendPoints, openLabel: labels["inProgress"], completeLabel: labels["complete"],
+      progressSummary: progressSummary, trendTitle: labels["trend"])
+  }
+
   /// The front page's charts: progress, counts by priority and status, the trend.
   func charts(from file: String) -> MustacheValue {
     let total = plan.todos.count

@@ -28,6 +28,11 @@ struct PageContext: Sendable {
   var changes: ChangeReport?
   /// Each to-do's history as this build carries it on, for the to-dos' timelines.
   var timelines: TodoHistory?
+  /// The social card's absolute URL (`SocialCard.path` under `--base-url`) when the build
+  /// publishes one: the first page, the board and the first changes page point at it.
+  var socialCardImage: String?
+  /// The site's title (`--title`, else the labels').
+  let siteTitle: String
   /// The trend's points when they are given (tests); nil for the recorded builds'.
   private let givenTrend: [TrendPoint]?
   /// This build's counts: the trend's only point before anything is recorded.
@@ -82,8 +87,9 @@ struct PageContext: Sendable {
       labelObject[key] = .string(text)
     }
     labelsValue = .object(labelObject)
+    siteTitle = title ?? labels["siteTitle"]
     var site: [String: MustacheValue] = [
-      "title": .string(title ?? labels["siteTitle"]),
+      "title": .string(siteTitle),
       "lang": .string(lang),
       "hasTodos": .bool(plan.hasTodos),
       "hasPossessions": .bool(plan.hasPossessions),
@@ -302,6 +308,10 @@ struct PageContext: Sendable {
     }
     if page == .flow || page == .report {
       info.script = "flow.js"
+    }
+    if let socialCardImage, page == .index(1) || page == .board || page == .changes(1) {
+      info.ogImage = socialCardImage
+      info.ogDescription = progressSummary
     }
     return info
   }

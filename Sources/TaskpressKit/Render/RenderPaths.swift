@@ -76,11 +76,16 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// whose hash changed, for the record of changes (`TodoCopy.differingRows`); off, or with more
   /// than `TodoCopy.rowLimit` of them, it reads the whole copy.
   public static let recordedCopy = RenderPaths(rawValue: 1 << 15)
+  /// A rebuild whose social card's SVG is the one the last build rendered (`card` in the state
+  /// folder: its keyed hash and the libvips version) keeps `cards/summary.png` as that build
+  /// left it, without rendering it; off, the card is rendered every build (and written only
+  /// when its bytes changed).
+  public static let recordedCard = RenderPaths(rawValue: 1 << 16)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
-    .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck, .recordedCopy,
+    .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck, .recordedCopy, .recordedCard,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -94,6 +99,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
     ("carry-over", .carryOver), ("dependents", .dependents),
     ("early-file-check", .earlyFileCheck), ("recorded-copy", .recordedCopy),
+    ("recorded-card", .recordedCard),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of

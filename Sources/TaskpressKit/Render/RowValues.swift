@@ -247,14 +247,17 @@ struct ContactValue: TemplateRow {
   }
 }
 
-/// What a page says of itself: `page.title`, `page.kind`, `page.file`, and `page.canonical`
-/// and `page.script` when it has them.
+/// What a page says of itself: `page.title`, `page.kind`, `page.file`, and `page.canonical`,
+/// `page.script`, `page.ogImage` and `page.ogDescription` when it has them.
 struct PageInfo: TemplateRow {
   var title: String
   let kind: String
   var file: String
   var canonical: String?
   var script: String?
+  /// The social card's absolute URL and what it says, on the pages that show it.
+  var ogImage: String?
+  var ogDescription: String?
 
   init(title: String, kind: String, file: String) {
     self.title = title
@@ -263,7 +266,7 @@ struct PageInfo: TemplateRow {
   }
 
   enum Field: String, TemplateField {
-    case title, kind, file, canonical, script
+    case title, kind, file, canonical, script, ogImage, ogDescription
     static let table = FieldTable(Self.self)
   }
 
@@ -271,6 +274,8 @@ struct PageInfo: TemplateRow {
     switch field {
     case .canonical: canonical != nil
     case .script: script != nil
+    case .ogImage: ogImage != nil
+    case .ogDescription: ogDescription != nil
     default: true
     }
   }
@@ -282,6 +287,8 @@ struct PageInfo: TemplateRow {
     case .file: sink.text(file, body)
     case .canonical: canonical.map { sink.text($0, body) } ?? sink.missing
     case .script: script.map { sink.text($0, body) } ?? sink.missing
+    case .ogImage: ogImage.map { sink.text($0, body) } ?? sink.missing
+    case .ogDescription: ogDescription.map { sink.text($0, body) } ?? sink.missing
     }
   }
 }

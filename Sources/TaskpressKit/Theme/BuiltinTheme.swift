@@ -1239,6 +1239,20 @@ details summary { cursor: pointer; color: var(--accent); }
 {{#page.canonical}}
 <link rel="canonical" href="{{page.canonical}}">
 {{/page.canonical}}
+{{#page.ogImage}}
+<meta property="og:type" content="website">
+<meta property="og:title" content="{{page.title}} · {{site.title}}">
+<meta property="og:description" content="{{page.ogDescription}}">
+{{#page.canonical}}
+<meta property="og:url" content="{{page.canonical}}">
+{{/page.canonical}}
+<meta property="og:image" content="{{page.ogImage}}">
+<meta property="og:image:type" content="image/png">
+<meta property="og:image:width" content="1200">
+<meta property="og:image:height" content="630">
+<meta property="og:image:alt" content="{{page.ogDescription}}">
+<meta name="twitter:card" content="summary_large_image">
+{{/page.ogImage}}
 <link rel="stylesheet" href="{{assets}}style.css">
 <link rel="icon" href="{{assets}}icon.svg" type="image/svg+xml">
 <link rel="alternate" type="application/atom+xml" href="{{root}}feed.xml" title="{{labels.changes}} · {{site.title}}">
@@ -1553,6 +1567,8 @@ by page.
 | `page.file` | `todos/1.html` | the page's file in the site |
 | `page.canonical` | `https://example.org/tasks/todos/1.html` | with `--base-url` only |
 | `page.script` | `search.js` | a script of `assets/` the page uses (the contact list) |
+| `page.ogImage` | `https://example.org/tasks/cards/summary.png` | the social card's absolute URL: with `--base-url` and to-dos, on the first page, the board and the first changes page (the layout adds `og:` and `twitter:card` meta with it); absent elsewhere, and where libvips cannot render the card |
+| `page.ogDescription` | `3 of 12 complete (25%)` | where `page.ogImage` is: what the card says (the `progressSummary` label) |
 | `root` | `../` | the relative path to the site's root (empty on top-level pages) |
 | `assets` | `../assets/` | the relative path to `assets/` |
 | `home` | `../index.html` | the relative link to the front page |

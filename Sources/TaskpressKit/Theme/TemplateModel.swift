@@ -39,7 +39,9 @@ enum TemplateModel {
         Field("calendar", .object([Field("webcal", optional: true)]), optional: true),
         Field("hasTodos"), Field("hasPossessions"), Field("hasContacts"),
       ])),
-    Field("page", row(PageInfo.Field.self, optional: ["canonical", "script"])),
+    Field(
+      "page",
+      row(PageInfo.Field.self, optional: ["canonical", "script", "ogImage", "ogDescription"])),
     Field("root"), Field("assets"), Field("home"),
     Field("nav", .list(.object([Field("url"), Field("label"), Field("current")]))),
     Field("data", .list(.object([Field("name"), Field("url"), Field("last")]))),
