@@ -35,6 +35,10 @@ public struct BuildSummary: Sendable, Equatable {
   /// Photos decoded to make their renditions (those whose renditions were found in the site
   /// already are not).
   public var photosDecoded = 0
+  /// Files of the last build read again and compared by their keyed hash because their stamp
+  /// could not be trusted (restored with new times, touched, or written within a tick of the
+  /// last build's stamps); 0 when every file was as its stamp says.
+  public var filesRehashed = 0
   /// Wall seconds the photos took, from their start (once the possessions were read) to the
   /// last one published; 0 when none was (the benchmark's photo phase).
   public var photoSeconds = 0.0

@@ -213,9 +213,10 @@ extension OutputWriter {
           }
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
+        // The records last, tied to the manifest, under the lock.
+        recordStampTime(stateFD, manifest: manifestHash)
+        try writeRecords(stateFD, manifest: manifestHash)
       }
-      state.withLock { $0.committedManifestHash = manifestHash }
-      recordStampTime()
       return summary
     }
 
@@ -260,7 +261,8 @@ extension OutputWriter {
       }
       FileSystem.removeTree(stateFD, Self.stagingFolder)
       unlinkat(stateFD, Self.markerName, 0)
-      state.withLock { $0.committedManifestHash = manifestHash }
+      recordStampTime(stateFD, manifest: manifestHash)
+      try writeRecords(stateFD, manifest: manifestHash)
       summary.commitSteps = steps
       summary.swapped = true
       FolderSwap.freeTrashInBackground(statePath)
@@ -361,8 +363,9 @@ extension OutputWriter {
     }
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
-    state.withLock { $0.committedManifestHash = manifestHash }
-    recordStampTime()
+    // The records last, tied to the manifest, under the lock.
+    recordStampTime(stateFD, manifest: manifestHash)
+    try writeRecords(stateFD, manifest: manifestHash)
     summary.commitSteps = steps
     return summary
   }
