@@ -118,6 +118,7 @@ struct BuildReport {
       ("rendered", "\(summary.rendered)"),
       ("photos", "\(summary.photos)"),
       ("photosDecoded", "\(summary.photosDecoded)"),
+      ("filesRehashed", "\(summary.filesRehashed)"),
       ("photoSeconds", "\(Self.milliseconds(summary.photoSeconds))"),
       ("warnings", "\(warnings.count)"),
       ("repaired", "\(summary.repaired)"),

@@ -198,8 +198,11 @@ import Testing
     let site = try Self.site(folder, "site", [:])
     let state = try #require(OutputWriter.stateFolder(ofOutput: site))
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+    // A record of the state folder: its header line, the same as its index's (`StateRecords`).
+    let header = StateRecords.header(manifest: ContentHash(of: [UInt8]()), generation: 1)
+    try Self.write(state + "/" + StateRecords.indexName, header)
     try Self.write(
-      state + "/" + PreviousBuild.snapshotName(.todos), Self.todosCopy(Self.hostileTodos))
+      state + "/" + PreviousBuild.snapshotName(.todos), header + Self.todosCopy(Self.hostileTodos))
     let outcome = Self.expectSameReading(site, "snapshot in the state folder")
     guard case .read(let previous) = outcome else {
       Issue.record("the snapshot was not read: \(outcome)")

@@ -169,13 +169,16 @@ struct RebuildHarnessTests {
     }
   }
 
-  /// The snapshots in the state folder of `output`: the public part of the state.
+  /// The snapshots in the state folder of `output`: the public part of the state. Each as the
+  /// next build reads it: the records in force (`StateRecords`) without their header line, which
+  /// names the manifest and the commit; the others not at all.
   static func publicState(_ output: String) -> [String: [UInt8]] {
     guard let state = OutputWriter.stateFolder(ofOutput: output) else { return [:] }
+    let header = StateRecords.indexHeader(statePath: state)
     var result: [String: [UInt8]] = [:]
     for name in (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
     where name.hasPrefix("snapshot-") {
-      result[name] = readFile(state + "/" + name)
+      result[name] = readFile(state + "/" + name).flatMap { StateRecords.body($0, header: header) }
     }
     return result
   }

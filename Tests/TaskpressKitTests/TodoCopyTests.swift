@@ -158,7 +158,11 @@ import Testing
     _ = try IncrementalTests.build(inputs.options)
     let state = folder.sub(".site.taskpress/" + TodoCopyRecord.fileName)
     let bytes = try #require(FileManager.default.contents(atPath: state))
-    let record = try #require(TodoCopyRecord(bytes: Array(bytes)))
+    // Under the header of the records in force (`StateRecords`).
+    let index = FileManager.default.contents(
+      atPath: folder.sub(".site.taskpress/" + StateRecords.indexName))
+    let body = try #require(StateRecords.body(Array(bytes), header: index.map(Array.init)))
+    let record = try #require(TodoCopyRecord(bytes: body))
     #expect(record.pks == Array(1...30))
     let copy = try #require(TodoCopy(path: folder.sub("site/data/todos.json"), record: record))
     #expect(

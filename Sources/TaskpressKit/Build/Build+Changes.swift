@@ -12,13 +12,18 @@ extension Build {
   }
 
   /// The previous build: `--previous`, or the site in the output folder.
-  static func readPrevious(_ options: BuildOptions) throws -> PreviousBuild {
+  /// With `recordsHeader`, the state folder's records are read only under that header (the
+  /// records in force for the manifest, `OutputWriter.recordsHeader`); without, under the one
+  /// its index names.
+  static func readPrevious(
+    _ options: BuildOptions, recordsHeader: [UInt8]?? = nil
+  ) throws -> PreviousBuild {
     let site = OutputWriter.trimmed(options.previous ?? options.output)
     return try PreviousBuild.read(
       site: site, state: OutputWriter.stateFolder(ofOutput: site),
       sources: comparedSources(options), explicit: options.previous != nil,
       copyReader: options.renderPaths.contains(.copyReader),
-      recordedCopy: options.renderPaths.contains(.recordedCopy))
+      recordedCopy: options.renderPaths.contains(.recordedCopy), recordsHeader: recordsHeader)
   }
 
   /// The date a build records: `--date`, else `SOURCE_DATE_EPOCH`, else now.
@@ -121,7 +126,7 @@ extension Build {
 
   /// The snapshot, for the state folder, of each source whose data copies are not published
   /// (the next build compares with it), and nil for the others (whose snapshot is dropped):
-  /// recorded once the commit is done (``recordSnapshots(_:in:)``).
+  /// records the commit writes (`StateRecords`).
   static func snapshots(
     _ options: BuildOptions, plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile],
     strings: RowStrings
@@ -140,19 +145,6 @@ extension Build {
       case .contacts: export = DataExport.contactsJSON(plan.contacts.sorted { $0.id < $1.id })
       }
       return (name, Array(export.bytes))
-    }
-  }
-
-  /// Writes `snapshots` into the state folder of `writer`, or removes those that are nil.
-  static func recordSnapshots(
-    _ snapshots: [(name: String, bytes: [UInt8]?)], in writer: OutputWriter
-  ) {
-    for (name, bytes) in snapshots {
-      if let bytes {
-        writer.recordStateFile(name, bytes)
-      } else {
-        writer.removeStateFile(name)
-      }
     }
   }
 }

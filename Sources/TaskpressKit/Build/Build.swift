@@ -51,6 +51,12 @@ public enum Build {
   struct Probe: Sendable {
     var beforePhoto: @Sendable (_ isCancelled: () -> Bool) -> Void = { _ in }
     var aborted: @Sendable () -> Void = {}
+    /// Called by the commit before it writes each record of the state folder, with its name;
+    /// the folder is still locked (`OutputWriter.recordWritten`).
+    var beforeRecord: @Sendable (String) -> Void = { _ in }
+    /// Stops the commit after this many records, as if the process had been killed there
+    /// (`OutputWriter.recordStepLimit`).
+    var recordStepLimit: Int?
   }
 
   /// `run`, with the commit stopped after `commitStepLimit` renames as if the process had been
@@ -129,6 +135,8 @@ public enum Build {
         }
       })
     writer.commitStepLimit = commitStepLimit
+    writer.recordStepLimit = probe.recordStepLimit
+    writer.recordWritten = probe.beforeRecord
     writer.folderSwap = options.folderSwap
     // The key of the inputs, under the folder's key (known now), of what was taken above.
     let inputs = writer.hashKey.hash(inputsDescription).hex + historyLimit
@@ -163,6 +171,7 @@ public enum Build {
       writer.recordIntactFiles()
       writer.abort()
       summary.unchanged = writer.previousFileCount
+      summary.filesRehashed = writer.filesRehashed
       summary.pages = recorded.pages
       summary.photos = recorded.photos
       summary.seconds = seconds(since: started)
@@ -312,6 +321,11 @@ public enum Build {
     var read = consume earlyPrevious
     if read == nil { read = consume previousRead }
     var previous = try (unchanged ? nil : read.take())?.get() ?? PreviousBuild()
+    if options.previous == nil, let used = previous.recordsHeader, used != writer.recordsHeader {
+      // Read beside the manifest's loading under records that are not of that manifest: again,
+      // under those that are (none, when none is).
+      previous = try readPrevious(options, recordsHeader: .some(writer.recordsHeader))
+    }
     let comparesTodos = renderer.paths.contains(.earlyTodoDiff) && data.hasTodos
     let inKeyOrder = renderer.paths.contains(.keyOrderDiff)
     // The positions of the rows that differ from those of the copy the last build recorded,
@@ -578,7 +592,26 @@ public enum Build {
 
       summary.phases.append(.init("render", seconds(since: started)))
 
-      // 5. Commit.
+      // 5. Commit, with the records for the next build: written by the commit, tied to its
+      // manifest, before the folder is unlocked.
+      var records = StateRecords()
+      for (name, bytes) in snapshots { records.set(name, bytes) }
+      records.set(FingerprintRecord.fileName, fingerprintBytes)
+      records.set(RowRecord.fileName, rowBytes)
+      if let photoRecord { records.set(PhotoRecord.fileName, photoRecord.bytes) }
+      records.set(cardRecordName, cardRecord)
+      if let bytes = copyRecord.take() {
+        // Its identity is the committed copy's, taken by the commit.
+        records.todoCopy = (bytes, "data/todos.json")
+      }
+      records.set(
+        OutputWriter.inputsName,
+        Array(
+          InputsRecord(
+            key: inputs, pages: summary.pages, photos: summary.photos,
+            sourceWarnings: sourceWarnings
+          ).text.utf8))
+      writer.setRecords(records)
       let output = try writer.commit()
       summary.phases.append(.init("commit", seconds(since: started)))
       summary.written = output.written
@@ -590,6 +623,7 @@ public enum Build {
       summary.removedPaths = output.removedPaths
       summary.outputProblems = output.warnings
       summary.commitSteps = output.commitSteps
+      summary.filesRehashed = writer.filesRehashed
     } catch {
       // The photo thread may still be adding a file: stop it before the staging goes.
       staging.cancel()
@@ -599,38 +633,6 @@ public enum Build {
       probe.aborted()
       throw error
     }
-    recordSnapshots(snapshots, in: writer)
-    writer.recordBesideManifest(FingerprintRecord.fileName, fingerprintBytes)
-    if let rowBytes {
-      writer.recordBesideManifest(RowRecord.fileName, rowBytes)
-    } else {
-      writer.removeStateFile(RowRecord.fileName)
-    }
-    if let photoRecord {
-      writer.recordBesideManifest(PhotoRecord.fileName, photoRecord.bytes)
-    }
-    if let cardRecord {
-      writer.recordBesideManifest(cardRecordName, cardRecord)
-    } else {
-      writer.removeStateFile(cardRecordName)
-    }
-    // The copy of the to-dos as committed, named by its identity (not tied to the manifest: a
-    // later build that keeps the copy keeps the file).
-    let site = OutputWriter.trimmed(options.output)
-    if copyRecord != nil,
-      let identity = TodoCopyRecord.identity(
-        ofFile: (site == "." ? "" : site + "/") + "data/todos.json"),
-      var bytes = copyRecord.take()  // taken, so that setting the identity copies nothing
-    {
-      TodoCopyRecord.setIdentity(identity, in: &bytes)
-      writer.recordStateFile(TodoCopyRecord.fileName, bytes)
-    } else {
-      writer.removeStateFile(TodoCopyRecord.fileName)
-    }
-    writer.recordInputs(
-      InputsRecord(
-        key: inputs, pages: summary.pages, photos: summary.photos, sourceWarnings: sourceWarnings
-      ).text)
     freeInBackground(consume writer)
     summary.seconds = seconds(since: started)
     return summary

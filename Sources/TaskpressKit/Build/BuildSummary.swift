@@ -37,6 +37,10 @@ public struct BuildSummary: Sendable, Equatable {
   public var photosDecoded = 0
   /// Whether the social card was rendered (not kept as the last build left it).
   public var socialCardRendered = false
+  /// Files of the last build read again and compared by their keyed hash because their stamp
+  /// could not be trusted (restored with new times, touched, or written within a tick of the
+  /// last build's stamps); 0 when every file was as its stamp says.
+  public var filesRehashed = 0
   /// Wall seconds the photos took, from their start (once the possessions were read) to the
   /// last one published; 0 when none was (the benchmark's photo phase).
   public var photoSeconds = 0.0

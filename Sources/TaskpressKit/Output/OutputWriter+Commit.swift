@@ -204,18 +204,13 @@ extension OutputWriter {
         let stateFD = try stateFolder()
         try recordKeyIfNew(stateFD)
         if !same {
-          manifestHash = try Self.writeFile(
-            stateFD, Self.temporaryManifestName, statePath, manifest(folders))
-          guard renameat(stateFD, Self.temporaryManifestName, stateFD, Self.manifestName) == 0
-          else {
-            throw OutputError(
-              path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
-          }
+          manifestHash = try replaceManifest(stateFD, manifest(folders))
         }
         FileSystem.removeTree(stateFD, Self.stagingFolder)
+        // The records last, tied to the manifest, under the lock.
+        recordStampTime(stateFD, manifest: manifestHash)
+        try writeRecords(stateFD, manifest: manifestHash)
       }
-      state.withLock { $0.committedManifestHash = manifestHash }
-      recordStampTime()
       return summary
     }
 
@@ -249,18 +244,13 @@ extension OutputWriter {
         manifestHash = pendingHash
       } else {
         // The new folder holds the folders this build needs, no other.
-        manifestHash = try Self.writeFile(
-          stateFD, Self.temporaryManifestName, statePath, manifest(needed))
-        guard renameat(stateFD, Self.temporaryManifestName, stateFD, Self.manifestName) == 0
-        else {
-          throw OutputError(
-            path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
-        }
+        manifestHash = try replaceManifest(stateFD, manifest(needed))
         unlinkat(stateFD, Self.pendingManifestName, 0)
       }
       FileSystem.removeTree(stateFD, Self.stagingFolder)
       unlinkat(stateFD, Self.markerName, 0)
-      state.withLock { $0.committedManifestHash = manifestHash }
+      recordStampTime(stateFD, manifest: manifestHash)
+      try writeRecords(stateFD, manifest: manifestHash)
       summary.commitSteps = steps
       summary.swapped = true
       FolderSwap.freeTrashInBackground(statePath)
@@ -361,10 +351,25 @@ extension OutputWriter {
     }
     FileSystem.removeTree(stateFD, Self.stagingFolder)
     unlinkat(stateFD, Self.markerName, 0)
-    state.withLock { $0.committedManifestHash = manifestHash }
-    recordStampTime()
+    // The records last, tied to the manifest, under the lock.
+    recordStampTime(stateFD, manifest: manifestHash)
+    try writeRecords(stateFD, manifest: manifestHash)
     summary.commitSteps = steps
     return summary
+  }
+
+  /// Writes the manifest `produce` streams into a temporary file of the state folder `stateFD`,
+  /// then renames it into place (one step: a build killed at any point leaves the old manifest
+  /// or the new one); returns its hash.
+  private func replaceManifest(
+    _ stateFD: Int32, _ produce: (Int32) throws(SystemError) -> ContentHash
+  ) throws(OutputError) -> ContentHash {
+    let hash = try Self.writeFile(stateFD, Self.temporaryManifestName, statePath, produce)
+    guard renameat(stateFD, Self.temporaryManifestName, stateFD, Self.manifestName) == 0 else {
+      throw OutputError(
+        path: statePath + "/" + Self.manifestName, reason: SystemError.current.reason)
+    }
+    return hash
   }
 
   /// The files of the previous build that this build does not have, in byte order: each path

@@ -73,27 +73,10 @@ extension OutputWriter {
 
   // MARK: - The state a later build reads
 
-  /// The state file `name` as the previous build recorded it beside its manifest (see
-  /// `recordBesideManifest`); nil when there is none, or it belongs to another manifest (a
-  /// later build that committed but failed to record it).
+  /// The state file `name` as the previous build's commit recorded it (`StateRecords`); nil
+  /// when there is none, or it is not of the records in force for the manifest on disk.
   func previousStateFile(besideManifest name: String) -> [UInt8]? {
-    guard let manifestHash = previousManifestHash else { return nil }
-    let stateFD = state.withLock { $0.stateFolderFD }
-    guard stateFD >= 0, let bytes = Self.readStateFile(stateFD, name) else { return nil }
-    let header = Array((manifestHash.hex + "\n").utf8)
-    guard bytes.starts(with: header) else { return nil }
-    return Array(bytes[header.count...])
-  }
-
-  /// Records `bytes` as the state file `name`, tied to the manifest the commit just left: a
-  /// later build reads it back (`previousStateFile(besideManifest:)`) only while that manifest
-  /// is the one on disk. Best effort: without the file the next build only does more work.
-  func recordBesideManifest(_ name: String, _ bytes: [UInt8]) {
-    guard let manifestHash = state.withLock({ $0.committedManifestHash }) else {
-      removeStateFile(name)
-      return
-    }
-    recordStateFile(name, Array((manifestHash.hex + "\n").utf8) + bytes)
+    previousRecord(name)
   }
 
   static func readStateFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {

@@ -35,19 +35,9 @@ extension OutputWriter {
   }
 
   /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when
-  /// that record belongs to the manifest on disk (a later build that failed to record its own
-  /// inputs leaves a record that no longer matches, and so is ignored).
+  /// that record is of the records in force for the manifest on disk (`StateRecords`).
   public func previousInputs() -> String? {
-    guard let manifestHash = previousManifestHash else { return nil }
-    let stateFD = state.withLock { $0.stateFolderFD }
-    guard stateFD >= 0, let bytes = Self.readSmallFile(stateFD, Self.inputsName) else {
-      return nil
-    }
-    let text = String(decoding: bytes, as: UTF8.self)
-    guard let newline = text.firstIndex(of: "\n"), text[..<newline] == manifestHash.hex else {
-      return nil
-    }
-    return String(text[text.index(after: newline)...])
+    previousRecord(Self.inputsName).map { String(decoding: $0, as: UTF8.self) }
   }
 
   /// The record of inputs in the state folder of the output folder `output` as it stands, read
@@ -76,25 +66,24 @@ extension OutputWriter {
     return readSmallFile(stateFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
   }
 
-  /// Records `inputs` beside the manifest the commit just wrote, atomically. Best effort:
-  /// without the record the next build only does more work.
+  /// Records `inputs` for the manifest on disk, for a build that stops without a commit (the
+  /// folder is locked): under the header of the records in force, or, when none is, a new one
+  /// whose index names this record alone. Best effort: without the record the next build only
+  /// does more work.
   public func recordInputs(_ inputs: String) {
-    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard stateFD >= 0 else { return }
-    defer { close(stateFD) }
-    // The hash of the manifest the commit left, known to the commit; read back otherwise.
-    let known = state.withLock { $0.committedManifestHash }
-    guard
-      let manifestHash = known
-        ?? Self.readSmallFile(stateFD, Self.manifestName).map(ContentHash.init(of:))
-    else { return }
-    let bytes = Array((manifestHash.hex + "\n" + inputs).utf8)
-    let temporary = Self.inputsName + ".tmp"
-    do {
-      try Self.writeFile(bytes, stateFD, temporary, statePath)
-      renameat(stateFD, temporary, stateFD, Self.inputsName)
-    } catch {
-      unlinkat(stateFD, temporary, 0)
+    let stateFD = state.withLock { $0.stateFolderFD }
+    guard !repairing, stateFD >= 0, let manifestHash = previousManifestHash else { return }
+    let bytes = Array(inputs.utf8)
+    if let recordsHeader {
+      _ = replaceStateFile(stateFD, Self.inputsName, recordsHeader + bytes)
+      return
+    }
+    let header = StateRecords.header(
+      manifest: manifestHash, generation: UInt64.random(in: 1...UInt64.max))
+    if !replaceStateFile(stateFD, Self.inputsName, header + bytes)
+      || !replaceStateFile(stateFD, StateRecords.indexName, header)
+    {
+      unlinkat(stateFD, StateRecords.indexName, 0)
     }
   }
 

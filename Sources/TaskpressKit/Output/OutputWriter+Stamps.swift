@@ -24,6 +24,7 @@ extension OutputWriter {
     _ folderFD: Int32, _ path: UnsafePointer<CChar>, _ entry: Manifest.Entry
   ) -> Manifest.Entry? {
     guard !repairing, entry.size < 1 << 30 else { return nil }
+    rehashedFiles.add(1, ordering: .relaxed)
     let fd = openat(folderFD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -48,11 +49,27 @@ extension OutputWriter {
     return true
   }
 
-  /// Records when this build looked at its files first (`openedAt`) as the time of the stamps
-  /// of the manifest the commit left (`stampedAt` of the next build), tied to that manifest.
-  func recordStampTime() {
-    recordBesideManifest(Self.stampedFileName, Array(String(openedAt).utf8))
+  /// Records the time now, once the commit has put its last file in place, as the time of the
+  /// stamps of the manifest the commit left (`stampedAt` of the next build), tied to that
+  /// manifest: every file of the manifest was written, kept or looked at before it, so a file
+  /// whose times are a tick or more before it (`FileStamp.isRacy`) is as the manifest records
+  /// it, and only those written within the last tick are read again by the next build.
+  func recordStampTime(_ stateFD: Int32, manifest: ContentHash?) {
+    guard let manifest else {
+      unlinkat(stateFD, Self.stampedFileName, 0)
+      return
+    }
+    let time = FileStamp.now()
+    if !replaceStateFile(
+      stateFD, Self.stampedFileName, Array((manifest.hex + "\n" + String(time)).utf8))
+    {
+      unlinkat(stateFD, Self.stampedFileName, 0)
+    }
   }
+
+  /// How many files this build read and compared by their keyed hash because their stamp could
+  /// not be trusted (restored, touched, or written within a tick of the last build's stamps).
+  public var filesRehashed: Int { rehashedFiles.load(ordering: .relaxed) }
 
   /// `stampedAt` as the state folder `stateFD` records it for the manifest of `manifestHash`;
   /// nil when it is missing, damaged or of another manifest.

@@ -6,26 +6,11 @@
 
 extension OutputWriter {
   /// Writes `bytes` as the file `name` of the state folder, atomically (a temporary file, then a
-  /// rename). Best effort, after the commit: without the file the next build compares with
-  /// less.
+  /// rename), while the folder is locked (a build that stops without a commit). Best effort:
+  /// without the file the next build compares with less.
   func recordStateFile(_ name: String, _ bytes: [UInt8]) {
-    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    let stateFD = state.withLock { $0.stateFolderFD }
     guard stateFD >= 0 else { return }
-    defer { close(stateFD) }
-    let temporary = name + ".tmp"
-    do {
-      try Self.writeFile(bytes, stateFD, temporary, statePath)
-      renameat(stateFD, temporary, stateFD, name)
-    } catch {
-      unlinkat(stateFD, temporary, 0)
-    }
-  }
-
-  /// Removes the file `name` of the state folder, when it is there.
-  func removeStateFile(_ name: String) {
-    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard stateFD >= 0 else { return }
-    defer { close(stateFD) }
-    unlinkat(stateFD, name, 0)
+    _ = replaceStateFile(stateFD, name, bytes)
   }
 }

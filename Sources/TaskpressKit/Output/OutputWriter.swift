@@ -61,12 +61,23 @@ public final class OutputWriter: @unchecked Sendable {
   /// to that manifest): before it last looked at any of them. Nil when there is no such record:
   /// then no file is trusted by its stamp, and each is read and compared by its keyed hash.
   let stampedAt: Int64?
-  /// When this build opened the folder, before it looked at any file: what its commit records
-  /// as `stampedAt` for the next build.
+  /// When this build opened the folder, before it looked at any file: what a build that stops
+  /// without a commit records as `stampedAt` for the next build (`recordIntactFiles`).
   let openedAt: Int64
+  /// The count behind `filesRehashed`.
+  let rehashedFiles = Atomic<Int>(0)
+
+  /// The header of the records the previous build's commit left (`StateRecords`), when they
+  /// are of the manifest on disk; nil when none is trusted.
+  let recordsHeader: [UInt8]?
 
   /// Stops the commit after this many renames, as if the process had been killed (tests only).
   var commitStepLimit: Int?
+  /// Stops the commit after this many records written (`writeRecords`), as if the process had
+  /// been killed (tests only).
+  var recordStepLimit: Int?
+  /// Called by the commit before it writes each record, with its name (tests only).
+  var recordWritten: ((String) -> Void)?
   /// When the commit may publish the site as a new folder exchanged with the output folder
   /// (`FolderSwap`); `never` is the plain path, every file replaced in place.
   var folderSwap = FolderSwap.Mode.auto
@@ -165,9 +176,6 @@ public final class OutputWriter: @unchecked Sendable {
     var shadowRootIndex: [String: Int] = [:]
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
-    /// The hash of the manifest the commit left (written or kept), once it has finished:
-    /// `recordInputs` ties its record to it without reading the manifest back.
-    var committedManifestHash: ContentHash?
     /// Which files of the previous manifest the commit keeps without their having been added
     /// (`carryOver(where:)`); nil when none.
     var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
@@ -178,6 +186,8 @@ public final class OutputWriter: @unchecked Sendable {
     /// Files of the previous manifest whose stamp did not match but whose bytes did (read and
     /// compared by their keyed hash): their entries with the stamp they have now, by number.
     var restamped: [Int32: Manifest.Entry] = [:]
+    /// The records the commit writes (`setRecords`); nil when none was handed to it.
+    var stateRecords: StateRecords?
 
     /// The place in `plans` of `folder`'s plan, if it has one. A site has a few folders, and
     /// comparing their names is cheaper than hashing one (this is asked for every file).
@@ -252,6 +262,8 @@ public final class OutputWriter: @unchecked Sendable {
       }
       initial.stateFolderFD = loaded.stateFolderFD
       stampedAt = Self.recordedStampTime(loaded.stateFolderFD, tiedTo: previousManifestHash)
+      recordsHeader = StateRecords.trustedHeader(
+        loaded.stateFolderFD, manifest: previousManifestHash)
       foundAtFirstBuild =
         created || loaded.manifestHash != nil || loaded.repairing
         ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()

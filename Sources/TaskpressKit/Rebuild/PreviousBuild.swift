@@ -40,6 +40,9 @@ struct PreviousBuild: Sendable, Equatable {
   var todoHistory: TodoHistory?
   /// What could not be compared, as warnings.
   var warnings: [BuildWarning] = []
+  /// The header of the state folder's records (`StateRecords`) this was read with, when any of
+  /// them was used: the build checks it against the records in force for its manifest.
+  var recordsHeader: [UInt8]?
 
   /// What the comparison of the previous to-dos with this build's keeps of them: their
   /// changes, and their counts when the history has no builds (the report counts them then).
@@ -68,9 +71,12 @@ struct PreviousBuild: Sendable, Equatable {
   /// then needed).
   static func read(
     site: String, state: String?, sources: Set<Change.Source>, explicit: Bool,
-    copyReader: Bool = true, recordedCopy: Bool = false
+    copyReader: Bool = true, recordedCopy: Bool = false, recordsHeader: [UInt8]?? = nil
   ) throws -> PreviousBuild {
     var previous = PreviousBuild()
+    // The header of the records in force in the state folder: as given, else as its index says
+    // (checked against the manifest by the caller, `recordsHeader`).
+    let header = recordsHeader ?? state.flatMap(StateRecords.indexHeader(statePath:))
     let data = site == "." ? "data/" : site + "/data/"
     func snapshot<T: Decodable>(
       _ source: Change.Source, _ type: T.Type,
@@ -81,16 +87,21 @@ struct PreviousBuild: Sendable, Equatable {
       if let found = try decode(type, at: data + source.rawValue + ".json", "data", reader) {
         return found
       }
-      guard let state else { return nil }
-      return try decode(type, at: state + "/" + snapshotName(source), "data", reader)
+      guard let state, let header else { return nil }
+      let found = try decode(
+        type, at: state + "/" + snapshotName(source), "data", reader, header: header)
+      if found != nil { previous.recordsHeader = header }
+      return found
     }
     let todoPath = data + Change.Source.todos.rawValue + ".json"
     if recordedCopy, !explicit, sources.contains(.todos), let state,
       let record = FileManager.default.contents(atPath: state + "/" + TodoCopyRecord.fileName)
-        .flatMap({ TodoCopyRecord(bytes: Array($0)) }),
+        .flatMap({ StateRecords.body(Array($0), header: header) })
+        .flatMap(TodoCopyRecord.init(bytes:)),
       let copy = TodoCopy(path: todoPath, record: record)
     {
       previous.todoCopy = copy
+      previous.recordsHeader = header
     } else {
       previous.todos = try snapshot(.todos, PreviousTodos.self, DataCopyReader.todos)
     }
@@ -179,10 +190,18 @@ struct PreviousBuild: Sendable, Equatable {
   /// `JSONDecoder`; nil when there is no such file.
   private static func decode<T: Decodable>(
     _ type: T.Type, at path: String, _ what: String,
-    _ reader: ((inout DataCopyReader.Pieces) -> T?)? = nil
+    _ reader: ((inout DataCopyReader.Pieces) -> T?)? = nil, header: [UInt8]? = nil
   ) throws -> T? {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+    if let header {
+      // A record of the state folder (`StateRecords`): of the records in force, or ignored.
+      guard !isFolder.boolValue,
+        let bytes = FileManager.default.contents(atPath: path).map(Array.init),
+        let body = StateRecords.body(bytes, header: header)
+      else { return nil }
+      return try decode(type, from: Data(body), at: path, what, nil)
+    }
     if let reader, !isFolder.boolValue {
       let fd = open(path, O_RDONLY | O_CLOEXEC)
       if fd >= 0 {
