@@ -134,7 +134,9 @@ import Testing
           of: "</title>", with: "")
       titles.insert(title)
       #expect(
-        html.contains("<nav>[Tasks: \(title) (here)][Board: \(title)][Changes: \(title)]</nav>"),
+        html.contains(
+          "<nav>[Tasks: \(title) (here)][Board: \(title)][Flow: \(title)][Changes: \(title)]</nav>"
+        ),
         "\(page)")
       #expect(html.contains("<footer>todos.json=false;todos.csv=true; "), "\(page)")
     }

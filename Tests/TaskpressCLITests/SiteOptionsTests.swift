@@ -74,9 +74,9 @@ import Testing
     #expect(runTaskpress(["build", "-o", site, "-q", "--noindex"] + arguments).status == 0)
     #expect(read(site + "/robots.txt") == "User-agent: *\nDisallow: /\n")
     let pages = tree(site).keys.filter { $0.hasSuffix(".html") }
-    // index, board, 404, a to-do, changes.html, and the lists: two statuses, High, Medium and
-    // Low.
-    #expect(pages.count == 12)
+    // index, board, 404, a to-do, changes.html, flow.html, report.html, and the lists: two
+    // statuses, High, Medium and Low.
+    #expect(pages.count == 14)
     for page in pages {
       #expect(
         read(site + "/" + page)?.contains("<meta name=\"robots\" content=\"noindex\">\n") == true,
