@@ -57,7 +57,11 @@ extension Build {
       return (record, true, nil)
     } catch let failure as Vips.Failure {
       let warning = BuildWarning(
-        file: SocialCard.path, message: "the social card could not be rendered: \(failure.reason)")
+        file: SocialCard.path,
+        message:
+          "the social card could not be rendered (\(failure.reason)); the pages' og:image names "
+          + "a file this build did not write: build again, or without --base-url to leave the "
+          + "card out")
       return (nil, false, warning)
     }
   }
