@@ -103,8 +103,15 @@ extension Build {
     try writer.add(files, contents: UnsafeRawBufferPointer(output.bytes), ends: ends)
     try writer.add("data/changes.json", bytes: report.changesJSON)
     try writer.add("data/history.json", bytes: report.historyJSON)
-    if let bytes = report.todoHistoryJSON {
-      try writer.add("data/" + TodoHistory.fileName, bytes: bytes)
+    if let history = report.todoHistory {
+      // Streamed (the plain twin: made whole, then added), as the data copies are.
+      if renderer.paths.contains(.streamedData) {
+        try writer.add("data/" + TodoHistory.fileName) { sink in
+          try history.write(to: sink.write)
+        }
+      } else {
+        try writer.add("data/" + TodoHistory.fileName, bytes: history.bytes)
+      }
     }
     if let bytes = report.flowJSON {
       try writer.add("data/" + FlowReport.fileName, bytes: bytes)

@@ -552,10 +552,11 @@ public enum Build {
       }
       // The site-wide search's index: a changed row rewrites its shard and the directory.
       if options.search {
-        let index = SearchIndex(plan: plan, labels: labels, contacts: plan.hasContacts)
-        for (path, bytes) in index.files() {
-          try writer.add(path, bytes: bytes)
-        }
+        // Each shard is written as it is finished (a million to-dos' rows are ~100 MB).
+        let index = try SearchIndex(
+          plan: plan, labels: labels, contacts: plan.hasContacts,
+          shard: { try writer.add($0, bytes: $1) })
+        try writer.add("search/index.js", bytes: index.indexFile())
       }
       if options.noindex {
         try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))

@@ -187,9 +187,6 @@ struct ChangeReport: Sendable {
     Self.encode(HistoryFile(format: HistoryFile.currentFormat, feed: feedID, builds: history))
   }
 
-  /// `data/todo-history.json`, when the site has to-dos.
-  var todoHistoryJSON: [UInt8]? { todoHistory?.bytes }
-
   /// `data/flow.json`, when the site has to-dos.
   var flowJSON: [UInt8]? { flow?.bytes }
 

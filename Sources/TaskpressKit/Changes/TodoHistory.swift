@@ -227,9 +227,25 @@ struct TodoHistory: Sendable, Equatable {
 
   /// `data/todo-history.json`: one build and one to-do a line, in pk order.
   var bytes: [UInt8] {
+    var whole: [UInt8] = []
+    whole.reserveCapacity(64 + builds.count * 96 + pks.count * 24 + events.count * 16)
+    write(pieceSize: .max) { whole.append(contentsOf: $0) }
+    return whole
+  }
+
+  /// Hands `data/todo-history.json` to `emit` in pieces of about `pieceSize` bytes (a million
+  /// to-dos' history is tens of megabytes, never held whole); `bytes` is the same file in one.
+  func write(
+    pieceSize: Int = 64 << 10, to emit: (UnsafeRawBufferPointer) throws -> Void
+  ) rethrows {
     var out: [UInt8] = []
-    out.reserveCapacity(64 + builds.count * 96 + pks.count * 24 + events.count * 16)
+    out.reserveCapacity(pieceSize == .max ? 0 : pieceSize + 4096)
     func add(_ text: String) { out.append(contentsOf: text.utf8) }
+    func flush(atLeast size: Int) throws {
+      guard out.count >= size, !out.isEmpty else { return }
+      try out.withUnsafeBytes { try emit($0) }
+      out.removeAll(keepingCapacity: true)
+    }
     add("{\n  \"format\": \"\(Self.currentFormat)\",\n  \"builds\": [")
     for (index, entry) in builds.enumerated() {
       add(index == 0 ? "\n" : ",\n")
@@ -244,6 +260,7 @@ struct TodoHistory: Sendable, Equatable {
       add(
         ",\"added\":\(entry.added),\"removed\":\(entry.removed),\"completed\":\(entry.completed),"
           + "\"reopened\":\(entry.reopened)}")
+      try flush(atLeast: pieceSize)
     }
     add(builds.isEmpty ? "],\n  \"todos\": [" : "\n  ],\n  \"todos\": [")
     for index in pks.indices {
@@ -254,9 +271,10 @@ struct TodoHistory: Sendable, Equatable {
         add("\(event.build),\"\(event.kind.name)\"]")
       }
       add("]}")
+      try flush(atLeast: pieceSize)
     }
     add(pks.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
-    return out
+    try flush(atLeast: 1)
   }
 }
 

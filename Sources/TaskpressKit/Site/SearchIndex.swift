@@ -16,10 +16,12 @@ struct SearchIndex {
   /// Bits of each shard's bitmap of character pairs.
   static let bitmapBits = 4096
 
-  /// One shard: its name (`t12`), its rows as JSON arrays, and its bitmap.
+  /// One shard as the directory lists it: its name (`t12`), its number of rows, and its
+  /// bitmap. Its file is handed on as soon as it is finished, so that the rows of a large site
+  /// are never all held at once.
   struct Shard {
     var name: String
-    var rows: [String] = []
+    var count = 0
     var bitmap = [UInt8](repeating: 0, count: SearchIndex.bitmapBits / 8)
   }
 
@@ -29,10 +31,19 @@ struct SearchIndex {
   /// Labels the script shows.
   var labels: [(String, String)]
   var prettyURLs: Bool
+  /// The file of the last shard, not yet finished.
+  private var open: [UInt8] = []
+  /// Where each finished shard's file goes: its path and its bytes.
+  private let emit: (String, [UInt8]) throws -> Void
 
   /// The index of `plan`'s to-dos and possessions, and its contacts when `contacts` (their
-  /// pages are published).
-  init(plan: SitePlan, labels: Labels, contacts: Bool) {
+  /// pages are published): each shard's file is given to `shard` once it is finished; the
+  /// directory is `indexFile()`.
+  init(
+    plan: SitePlan, labels: Labels, contacts: Bool,
+    shard: @escaping (String, [UInt8]) throws -> Void
+  ) throws {
+    emit = shard
     prettyURLs = plan.routes.prettyURLs
     self.labels = [
       "search", "tasks", "possessions", "contacts", "priority", "allPriorities", "status",
@@ -53,13 +64,13 @@ struct SearchIndex {
       let due =
         Todo(pk: pk, text: "", priority: .none, complete: false, due: todos.due(position))
         .dueDay.map(String.init) ?? ""
-      add(
+      try add(
         kind: "t", key: pk, text: text,
         row: "[\(pk),\(Self.string(text)),\(code[todos.priority(position)] ?? 0),"
           + "\(todos.isComplete(position) ? 1 : 0),\(Self.string(due))]")
     }
     for possession in plan.possessions.sorted(by: { $0.id < $1.id }) {
-      add(
+      try add(
         kind: "p", key: possession.id, text: possession.name + "\n" + possession.description,
         row:
           "[\(possession.id),\(Self.string(possession.name)),"
@@ -67,31 +78,47 @@ struct SearchIndex {
     }
     if contacts {
       for contact in plan.contacts.sorted(by: { $0.id < $1.id }) {
-        add(
+        try add(
           kind: "c", key: contact.id, text: contact.name,
           row: "[\(contact.id),\(Self.string(contact.name))]")
       }
     }
+    try finishShard()
   }
 
   /// Adds a row to its shard (rows come in key order within a kind).
-  private mutating func add(kind: String, key: Int64, text: String, row: String) {
+  private mutating func add(kind: String, key: Int64, text: String, row: String) throws {
     let bucket = key >= 0 ? key / Self.keysPerShard : (key + 1) / Self.keysPerShard - 1
     let name = kind + String(bucket)
-    if shards.last?.name != name { shards.append(Shard(name: name)) }
-    shards[shards.count - 1].rows.append(row)
+    if shards.last?.name != name {
+      try finishShard()
+      shards.append(Shard(name: name))
+      open = Array("taskpressSearch.shard(\(Self.string(name)),[\n".utf8)
+    }
+    let last = shards.count - 1
+    if shards[last].count > 0 { open.append(contentsOf: ",\n".utf8) }
+    open.append(contentsOf: row.utf8)
+    shards[last].count += 1
     var previous: Unicode.Scalar?
     for scalar in Self.fold(text) {
       if let previous {
         let bit = Self.pairBit(previous, scalar)
-        shards[shards.count - 1].bitmap[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
+        shards[last].bitmap[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
       }
       previous = scalar
     }
   }
 
-  /// The files: `search/index.js`, then the shards.
-  func files() -> [(String, [UInt8])] {
+  /// Hands on the file of the last shard, if one is open.
+  private mutating func finishShard() throws {
+    guard let shard = shards.last, !open.isEmpty else { return }
+    open.append(contentsOf: "]);\n".utf8)
+    try emit("search/\(shard.name).js", open)
+    open = []
+  }
+
+  /// `search/index.js`: the labels, the priorities and the directory of shards.
+  func indexFile() -> [UInt8] {
     var index = "taskpressSearch.index({\"version\":1,\"pretty\":\(prettyURLs),\"labels\":{"
     index += labels.map { "\(Self.string($0.0)):\(Self.string($0.1))" }.joined(separator: ",")
     index += "},\"priorities\":["
@@ -99,17 +126,10 @@ struct SearchIndex {
       .joined(separator: ",")
     index += "],\"shards\":[\n"
     index += shards.map {
-      "[\(Self.string($0.name)),\($0.rows.count),\"\(Data($0.bitmap).base64EncodedString())\"]"
+      "[\(Self.string($0.name)),\($0.count),\"\(Data($0.bitmap).base64EncodedString())\"]"
     }.joined(separator: ",\n")
     index += "]});\n"
-    var files = [("search/index.js", Array(index.utf8))]
-    for shard in shards {
-      let text =
-        "taskpressSearch.shard(\(Self.string(shard.name)),[\n"
-        + shard.rows.joined(separator: ",\n") + "]);\n"
-      files.append(("search/\(shard.name).js", Array(text.utf8)))
-    }
-    return files
+    return Array(index.utf8)
   }
 
   /// Text as the search compares it, as the shipped script folds it: compatibility
