@@ -233,6 +233,8 @@ def main():
                    "target: at most 1.2)")
     if meta.get("rewrite_trash"):
         out.append(f"- {meta.get('rewrite_trash')}")
+    if meta.get("rewrite_fs"):
+        out.append(f"- {meta.get('rewrite_fs')}")
     out += pages_table(run, samples)
     if scale:
         out += scale_table(scale, meta)
