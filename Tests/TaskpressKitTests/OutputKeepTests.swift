@@ -233,24 +233,46 @@ import Testing
     #expect(Tree.contents(root) == ["index.html": Array("home".utf8)])
   }
 
-  @Test("whenLocked runs once the folder is locked, and not when another build holds it")
-  func whenLocked() throws {
+  @Test("a folder is locked by the first step of opening it, and its state read by the second")
+  func lockThenLoad() throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
-    var calls = 0
-    // A folder that does not exist yet: nothing to lock, and nothing of a previous build.
-    let first = try OutputWriter(root: root, whenLocked: { calls += 1 })
-    #expect(calls == 1)
+    // A folder that does not exist yet: made and locked, with nothing of a previous build.
+    let locked = try OutputWriter.lock(root: root)
+    #expect(FileManager.default.fileExists(atPath: root))
+    let blocked = outputError { _ = try OutputWriter.lock(root: root) }
+    #expect(blocked?.reason.contains("another taskpress build is writing") == true)
+    let first = try OutputWriter(loading: locked)
+    #expect(first.previousFileCount == 0)
     try first.add("index.html", bytes: Array("home".utf8))
     _ = try first.commit()
 
-    let holding = try OutputWriter(root: root, whenLocked: { calls += 1 })
-    #expect(calls == 2)
-    let error = outputError { _ = try OutputWriter(root: root, whenLocked: { calls += 1 }) }
+    let holding = try OutputWriter.lock(root: root)
+    let error = outputError { _ = try OutputWriter(root: root) }
     #expect(error?.reason.contains("another taskpress build is writing") == true)
-    #expect(calls == 2)
-    holding.abort()
+    let loaded = try OutputWriter(loading: holding)
+    #expect(loaded.previousFileCount == 1)
+    loaded.abort()
+  }
+
+  @Test("a locked folder let go of unloaded is unlocked, and removed when the lock made it")
+  func lockLetGo() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("made/site")
+    do {
+      _ = try OutputWriter.lock(root: root)
+    }
+    #expect(!FileManager.default.fileExists(atPath: tmp.sub("made")))
+    try build(root, site)
+    do {
+      _ = try OutputWriter.lock(root: root)
+    }
+    let writer = try OutputWriter(root: root)
+    #expect(writer.previousFileCount == site.count)
+    writer.abort()
+    #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
   }
 
   @Test("the unverified record of inputs is what the state folder holds, or nil")
