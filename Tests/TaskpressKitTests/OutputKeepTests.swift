@@ -105,7 +105,7 @@ import Testing
     #expect(readFile(root + "/todos/1.html") == Array("one".utf8))
   }
 
-  // MARK: - Carrying files over (`carryOver(where:)`)
+  // MARK: - Carrying files over (`carryOver(_:)`)
 
   /// The manifest of `root` without its modification times: each file's hash, size and path,
   /// and the folders.
@@ -136,7 +136,7 @@ import Testing
     let writer = try OutputWriter(root: carriedRoot)
     #expect(writer.previousFilesChanged() == [])
     // index.html is both added and carried: added wins.
-    writer.carryOver { carriedPaths.contains(String(decoding: $0, as: UTF8.self)) }
+    writer.carryOver(PathKeys(paths: carriedPaths, keyedBy: .fingerprintRecord))
     for (path, text) in added { try writer.add(path, bytes: Array(text.utf8)) }
     let carried = try writer.commit()
 
@@ -162,6 +162,22 @@ import Testing
     #expect(try OutputWriter(root: carriedRoot).previousFilesChanged() == [])
   }
 
+  @Test("files to carry over are named by the keys of their paths, sorted, each once")
+  func pathKeys() {
+    let paths = ["todos/2.html", "index.html", "todos/10.html", "index.html"]
+    let keys = paths.map(FingerprintRecord.key)
+    let named = PathKeys(keys, keyedBy: .fingerprintRecord)
+    #expect(named.keys == Set(keys).sorted())
+    #expect(named.count == 3)
+    #expect(PathKeys(named.keys, keyedBy: .fingerprintRecord) == named)
+    #expect(PathKeys(paths: paths, keyedBy: .fingerprintRecord) == named)
+    for path in paths + ["todos/1.html", "", "index.htm"] {
+      let found = Array(path.utf8).withUnsafeBufferPointer { named.contains(path: $0) }
+      #expect(found == paths.contains(path), "\(path)")
+    }
+    #expect(PathKeys([], keyedBy: .fingerprintRecord).count == 0)
+  }
+
   @Test("a rebuild that carries every file it does not write changes nothing else")
   func carriesAll() throws {
     let tmp = try TemporaryFolder()
@@ -170,7 +186,7 @@ import Testing
     try build(root, wideSite)
     let manifest = try manifestWithoutTimes(root)
     let writer = try OutputWriter(root: root)
-    writer.carryOver { _ in true }
+    writer.carryOver(PathKeys(paths: wideSite.keys, keyedBy: .fingerprintRecord))
     try writer.add("todos/2.html", bytes: Array("two".utf8))
     let summary = try writer.commit()
     #expect(summary.written == 0)
@@ -205,9 +221,7 @@ import Testing
     let writer = try OutputWriter(root: root)
     // todos/9.html is not a file of the last build.
     let carried: Set<String> = ["todos/1.html", "todos/2.html", "todos/9.html"]
-    writer.carryOver(count: carried.count) {
-      carried.contains(String(decoding: $0, as: UTF8.self))
-    }
+    writer.carryOver(PathKeys(paths: carried, keyedBy: .fingerprintRecord))
     try writer.add("index.html", bytes: Array("new home".utf8))
     let error = outputError { _ = try writer.commit() }
     #expect(
@@ -226,7 +240,7 @@ import Testing
     let writer = try OutputWriter(root: root)
     #expect(writer.repairing)
     #expect(writer.previousFilesChanged().sorted() == site.keys.sorted())
-    writer.carryOver { _ in true }
+    writer.carryOver(PathKeys(paths: site.keys, keyedBy: .fingerprintRecord))
     try writer.add("index.html", bytes: Array("home".utf8))
     let summary = try writer.commit()
     #expect(summary.removedPaths == ["todos/1.html", "todos/2.html", "todos/3.html"])

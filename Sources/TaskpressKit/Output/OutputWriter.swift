@@ -177,10 +177,8 @@ public final class OutputWriter: @unchecked Sendable {
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
     /// Which files of the previous manifest the commit keeps without their having been added
-    /// (`carryOver(where:)`); nil when none.
-    var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
-    /// How many files `carried` names, when the caller knows.
-    var carriedCount: Int?
+    /// (`carryOver(_:)`); nil when none.
+    var carried: PathKeys?
     /// Files added where a file taskpress did not write stands: the commit refuses them all.
     var clashes: [String] = []
     /// Files of the previous manifest whose stamp did not match but whose bytes did (read and

@@ -56,7 +56,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// pages.
   public static let earlyTodoDiff = RenderPaths(rawValue: 1 << 11)
   /// An incremental rebuild leaves the pages it does not render to the writer as a whole
-  /// (`OutputWriter.carryOver(where:)`), after one `stat` of every file of the last build
+  /// (`OutputWriter.carryOver(_:)`), after one `stat` of every file of the last build
   /// (`OutputWriter.previousFilesChanged()`); off, it keeps each page's file on its own
   /// (`OutputWriter.keep(_:)`), with a claim and a `stat` each.
   public static let carryOver = RenderPaths(rawValue: 1 << 12)
