@@ -98,7 +98,7 @@ import Testing
     let writer = try OutputWriter(root: restored, interrupt: InterruptFlag())
     #expect(writer.stampedAt != nil)
     #expect(writer.previousFilesChanged().isEmpty)
-    writer.carryOver(count: 3) { _ in true }
+    writer.carryOver(PathKeys(paths: files.keys, keyedBy: .fingerprintRecord))
     let summary = try writer.commit()
     #expect(summary.written == 0)
     #expect(summary.unchanged == 3)

@@ -105,7 +105,7 @@ import Testing
     #expect(readFile(root + "/todos/1.html") == Array("one".utf8))
   }
 
-  // MARK: - Carrying files over (`carryOver(where:)`)
+  // MARK: - Carrying files over (`carryOver(_:)`)
 
   /// The manifest of `root` without its modification times: each file's hash, size and path,
   /// and the folders.
@@ -136,7 +136,7 @@ import Testing
     let writer = try OutputWriter(root: carriedRoot)
     #expect(writer.previousFilesChanged() == [])
     // index.html is both added and carried: added wins.
-    writer.carryOver { carriedPaths.contains(String(decoding: $0, as: UTF8.self)) }
+    writer.carryOver(PathKeys(paths: carriedPaths, keyedBy: .fingerprintRecord))
     for (path, text) in added { try writer.add(path, bytes: Array(text.utf8)) }
     let carried = try writer.commit()
 
@@ -162,6 +162,22 @@ import Testing
     #expect(try OutputWriter(root: carriedRoot).previousFilesChanged() == [])
   }
 
+  @Test("files to carry over are named by the keys of their paths, sorted, each once")
+  func pathKeys() {
+    let paths = ["todos/2.html", "index.html", "todos/10.html", "index.html"]
+    let keys = paths.map(FingerprintRecord.key)
+    let named = PathKeys(keys, keyedBy: .fingerprintRecord)
+    #expect(named.keys == Set(keys).sorted())
+    #expect(named.count == 3)
+    #expect(PathKeys(named.keys, keyedBy: .fingerprintRecord) == named)
+    #expect(PathKeys(paths: paths, keyedBy: .fingerprintRecord) == named)
+    for path in paths + ["todos/1.html", "", "index.htm"] {
+      let found = Array(path.utf8).withUnsafeBufferPointer { named.contains(path: $0) }
+      #expect(found == paths.contains(path), "\(path)")
+    }
+    #expect(PathKeys([], keyedBy: .fingerprintRecord).count == 0)
+  }
+
   @Test("a rebuild that carries every file it does not write changes nothing else")
   func carriesAll() throws {
     let tmp = try TemporaryFolder()
@@ -170,7 +186,7 @@ import Testing
     try build(root, wideSite)
     let manifest = try manifestWithoutTimes(root)
     let writer = try OutputWriter(root: root)
-    writer.carryOver { _ in true }
+    writer.carryOver(PathKeys(paths: wideSite.keys, keyedBy: .fingerprintRecord))
     try writer.add("todos/2.html", bytes: Array("two".utf8))
     let summary = try writer.commit()
     #expect(summary.written == 0)
@@ -205,9 +221,7 @@ import Testing
     let writer = try OutputWriter(root: root)
     // todos/9.html is not a file of the last build.
     let carried: Set<String> = ["todos/1.html", "todos/2.html", "todos/9.html"]
-    writer.carryOver(count: carried.count) {
-      carried.contains(String(decoding: $0, as: UTF8.self))
-    }
+    writer.carryOver(PathKeys(paths: carried, keyedBy: .fingerprintRecord))
     try writer.add("index.html", bytes: Array("new home".utf8))
     let error = outputError { _ = try writer.commit() }
     #expect(
@@ -226,31 +240,53 @@ import Testing
     let writer = try OutputWriter(root: root)
     #expect(writer.repairing)
     #expect(writer.previousFilesChanged().sorted() == site.keys.sorted())
-    writer.carryOver { _ in true }
+    writer.carryOver(PathKeys(paths: site.keys, keyedBy: .fingerprintRecord))
     try writer.add("index.html", bytes: Array("home".utf8))
     let summary = try writer.commit()
     #expect(summary.removedPaths == ["todos/1.html", "todos/2.html", "todos/3.html"])
     #expect(Tree.contents(root) == ["index.html": Array("home".utf8)])
   }
 
-  @Test("whenLocked runs once the folder is locked, and not when another build holds it")
-  func whenLocked() throws {
+  @Test("a folder is locked by the first step of opening it, and its state read by the second")
+  func lockThenLoad() throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
-    var calls = 0
-    // A folder that does not exist yet: nothing to lock, and nothing of a previous build.
-    let first = try OutputWriter(root: root, whenLocked: { calls += 1 })
-    #expect(calls == 1)
+    // A folder that does not exist yet: made and locked, with nothing of a previous build.
+    let locked = try OutputWriter.lock(root: root)
+    #expect(FileManager.default.fileExists(atPath: root))
+    let blocked = outputError { _ = try OutputWriter.lock(root: root) }
+    #expect(blocked?.reason.contains("another taskpress build is writing") == true)
+    let first = try OutputWriter(loading: locked)
+    #expect(first.previousFileCount == 0)
     try first.add("index.html", bytes: Array("home".utf8))
     _ = try first.commit()
 
-    let holding = try OutputWriter(root: root, whenLocked: { calls += 1 })
-    #expect(calls == 2)
-    let error = outputError { _ = try OutputWriter(root: root, whenLocked: { calls += 1 }) }
+    let holding = try OutputWriter.lock(root: root)
+    let error = outputError { _ = try OutputWriter(root: root) }
     #expect(error?.reason.contains("another taskpress build is writing") == true)
-    #expect(calls == 2)
-    holding.abort()
+    let loaded = try OutputWriter(loading: holding)
+    #expect(loaded.previousFileCount == 1)
+    loaded.abort()
+  }
+
+  @Test("a locked folder let go of unloaded is unlocked, and removed when the lock made it")
+  func lockLetGo() throws {
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("made/site")
+    do {
+      _ = try OutputWriter.lock(root: root)
+    }
+    #expect(!FileManager.default.fileExists(atPath: tmp.sub("made")))
+    try build(root, site)
+    do {
+      _ = try OutputWriter.lock(root: root)
+    }
+    let writer = try OutputWriter(root: root)
+    #expect(writer.previousFileCount == site.count)
+    writer.abort()
+    #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
   }
 
   @Test("the unverified record of inputs is what the state folder holds, or nil")

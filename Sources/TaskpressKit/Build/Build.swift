@@ -125,15 +125,14 @@ public enum Build {
       || OutputWriter.unverifiedInputs(ofOutput: options.output).map(InputsRecord.key(of:))
         != guessedInputs
     if readsEarly { startReadingTodos() }
-    let writer = try OutputWriter(
-      root: options.output, interrupt: interrupt,
-      whenLocked: {
-        guard readsEarly else { return }
-        DispatchQueue.global().async(group: reading) {
-          let result = Result { try readPrevious(options) }
-          previousResult.withLock { $0 = result }
-        }
-      })
+    let locked = try OutputWriter.lock(root: options.output, interrupt: interrupt)
+    if readsEarly {
+      DispatchQueue.global().async(group: reading) {
+        let result = Result { try readPrevious(options) }
+        previousResult.withLock { $0 = result }
+      }
+    }
+    let writer = try OutputWriter(loading: locked)
     writer.commitStepLimit = commitStepLimit
     writer.recordStepLimit = probe.recordStepLimit
     writer.recordWritten = probe.beforeRecord

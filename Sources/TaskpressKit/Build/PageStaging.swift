@@ -40,7 +40,7 @@ extension Build {
   /// is the recorded one is not rendered: its file is kept as it is, unless it is no longer the
   /// file that build wrote. With `last.changedFiles` (`RenderPaths.carryOver`: the files of the
   /// last build checked all at once, `OutputWriter.previousFilesChanged()`) the pages kept are
-  /// left to the writer as a whole (`OutputWriter.carryOver(where:)`); without, each page's
+  /// left to the writer as a whole (`OutputWriter.carryOver(_:)`, by their keys); without, each page's
   /// file is checked and kept on its own (`OutputWriter.keep`). With `RenderPaths.dependents`
   /// too, `last.rows` (the rows that build recorded) and no file changed, a page that shows
   /// to-dos and no changed row is carried over without being fingerprinted
@@ -280,7 +280,7 @@ extension Build {
       ($0.fingerprints, $0.carried, $0.renderedKeys, $0.rendered)
     }
     if carries, let recorded {
-      // The files of the pages kept, found by their keys (sorted, a binary search each). With
+      // The files of the pages kept, named by their keys (the writer finds each path's). With
       // `looked`, every recorded page but those rendered: the pages are those the record was
       // made of, as the layout is the recorded one.
       let keys: [UInt64]
@@ -288,13 +288,9 @@ extension Build {
         let rendered = Set(renderedKeys)
         keys = recorded.keys.filter { !rendered.contains($0) }
       } else {
-        keys = carried.sorted()
+        keys = carried
       }
-      writer.carryOver(count: keys.count) { path in
-        let key = FingerprintRecord.key(bytes: path)
-        let position = FingerprintRecord.lowerBound(of: key, in: keys)
-        return position < keys.count && keys[position] == key
-      }
+      writer.carryOver(PathKeys(keys, keyedBy: .fingerprintRecord))
     }
     return StagedPages(
       photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered,

@@ -21,28 +21,23 @@ extension OutputWriter {
     return previousFiles(notAsLeft: .all).map(previous.files.path)
   }
 
-  /// Keeps at the commit, as they are, the files of the previous build for which `carried`
-  /// (given each path's UTF-8 bytes) is true, and that no call of `add` or `keep` named (those
-  /// count as added): like files kept with `keep(_:)`, they count as unchanged and stay in the
-  /// manifest with their entries, but without a claim, a `stat` or a record each, which a site
-  /// of 100,000 pages of which a few changed spends most of a `keep` of each on.
+  /// Keeps at the commit, as they are, the files of the previous build that `carried` names
+  /// (the writer takes each path's key and looks it up), and that no call of `add` or `keep`
+  /// named (those count as added): like files kept with `keep(_:)`, they count as unchanged and
+  /// stay in the manifest with their entries, but without a claim, a `stat` or a record each,
+  /// which a site of 100,000 pages of which a few changed spends most of a `keep` of each on.
   ///
   /// The caller vouches for their bytes, and has checked that each file is still as the
   /// previous build left it (`previousFilesChanged()`): the writer does not look at them again.
   /// Nothing is carried over while repairing. Call it before `commit()`; a later call replaces
   /// an earlier one.
   ///
-  /// With `count`, the number of files `carried` is true of, the commit checks that it carries
-  /// that many, and otherwise fails before anything changes (a file the caller did not add is
-  /// not the last build's: the site would lack it).
-  public func carryOver(
-    count: Int? = nil, where carried: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Bool
-  ) {
+  /// The commit checks that each key names a file of the previous build (carried over, or
+  /// added), and otherwise fails before anything changes (a file the caller did not add is not
+  /// the last build's: the site would lack it).
+  public func carryOver(_ carried: PathKeys) {
     guard !repairing else { return }
-    state.withLock {
-      $0.carried = carried
-      $0.carriedCount = count
-    }
+    state.withLock { $0.carried = carried }
   }
 
   /// How far `previousFiles(notAsLeft:)` looks.
@@ -94,9 +89,10 @@ extension OutputWriter {
   }
 
   /// The files of the previous manifest that the commit of `taken` carries over
-  /// (`carryOver(where:)`) and those it removes, each as their numbers in that manifest in its
-  /// order; a file of `taken` is neither. Without a `carried` test, none is carried over.
-  func carriedAndStale(_ taken: Taken) -> (carried: [Int32], stale: [Int32]) {
+  /// (`carryOver(_:)`) and those it removes, each as their numbers in that manifest in its
+  /// order; a file of `taken` is neither. Without `taken.carried`, none is carried over.
+  /// `named`: how many files of the previous manifest `taken.carried` names, carried or added.
+  func carriedAndStale(_ taken: Taken) -> (carried: [Int32], stale: [Int32], named: Int) {
     let files = previous.files
     let records = taken.records
     // The previous build's files that this one added (a few, in a rebuild that carries over).
@@ -105,8 +101,16 @@ extension OutputWriter {
       if let number = records.withPath(index, files.number(ofBytes:)) { addedFiles[number] = true }
     }
     let added = addedFiles
-    // The test hashes each path: on two threads for a large site, each taking half the files.
-    let carriedTest = taken.carried
+    let carriedKeys = taken.carried
+    // The files added that the keys name too (added wins): named all the same.
+    var namedAdded = 0
+    if let carriedKeys {
+      for index in added.indices where added[index] {
+        if files.withPath(index, carriedKeys.contains(path:)) { namedAdded += 1 }
+      }
+    }
+    // Each path's key is taken and looked up: on two threads for a large site, each taking
+    // half the files.
     let threads = files.count >= 4096 ? 2 : 1
     let parts = Mutex([(carried: [Int32], stale: [Int32])](repeating: ([], []), count: threads))
     DispatchQueue.concurrentPerform(iterations: threads) { part in
@@ -114,7 +118,7 @@ extension OutputWriter {
       var stale: [Int32] = []
       for index in (files.count * part / threads)..<(files.count * (part + 1) / threads)
       where !added[index] {
-        if files.withPath(index, { carriedTest?($0) ?? false }) {
+        if files.withPath(index, { carriedKeys?.contains(path: $0) ?? false }) {
           carried.append(Int32(truncatingIfNeeded: index))
         } else {
           stale.append(Int32(truncatingIfNeeded: index))
@@ -123,7 +127,8 @@ extension OutputWriter {
       parts.withLock { $0[part] = (carried, stale) }
     }
     let found = parts.withLock { $0 }
-    return (found.flatMap(\.carried), found.flatMap(\.stale))
+    let carried = found.flatMap(\.carried)
+    return (carried, found.flatMap(\.stale), carried.count + namedAdded)
   }
 }
 

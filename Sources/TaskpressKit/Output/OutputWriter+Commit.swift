@@ -26,7 +26,7 @@ extension OutputWriter {
       if !s.clashes.isEmpty { throw clashError(s.clashes) }
       let taken = Taken(
         records: s.records, paths: s.paths, plans: s.plans, shadowRoots: s.shadowRoots,
-        carried: s.carried, carriedCount: s.carriedCount)
+        carried: s.carried)
       // Moved out, not shared: let go of when the commit returns (a million files' records
       // and path table are about 80 MB), where the state would keep them until the writer goes.
       s.records = RecordTable()
@@ -86,8 +86,7 @@ extension OutputWriter {
     var paths: PathTable
     var plans: [FolderPlan]
     var shadowRoots: [(root: String, name: String)]
-    var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
-    var carriedCount: Int?
+    var carried: PathKeys?
   }
 
   private func publish(_ taken: Taken) throws -> OutputSummary {
@@ -124,17 +123,17 @@ extension OutputWriter {
       }
     }
     // The files of the previous build that this one carries over without having added them
-    // (`carryOver(where:)`), and those it removes.
+    // (`carryOver(_:)`), and those it removes.
     let carried: [Int32]
     let stale: [String]
-    if taken.carried != nil {
+    if let expected = taken.carried?.count {
       let found = carriedAndStale(taken)
-      if let expected = taken.carriedCount, found.carried.count != expected {
+      if found.named != expected {
         // A file the caller kept without rendering it is not in the manifest: the site would
         // lack it. Nothing has changed yet.
         throw OutputError(
           path: statePath,
-          reason: "names \(found.carried.count) of the \(expected) kept files this build expected; "
+          reason: "names \(found.named) of the \(expected) kept files this build expected; "
             + "delete the folder '\(statePath)' and build again")
       }
       carried = found.carried

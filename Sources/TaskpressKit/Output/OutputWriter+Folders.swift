@@ -117,7 +117,7 @@ extension OutputWriter {
 
   /// Puts back a folder's modification time (its access time stays as it is): an abandoned
   /// build leaves no trace, not even in the time of the folder it staged in.
-  private static func setModificationTime(_ fd: Int32, _ time: timespec?) {
+  static func setModificationTime(_ fd: Int32, _ time: timespec?) {
     guard let time else { return }
     let times = [timespec(tv_sec: 0, tv_nsec: omitTime), time]
     _ = times.withUnsafeBufferPointer { futimens(fd, $0.baseAddress) }

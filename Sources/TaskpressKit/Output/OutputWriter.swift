@@ -177,10 +177,8 @@ public final class OutputWriter: @unchecked Sendable {
     /// Folders made inside the staging area, relative to it.
     var stagingFolders: Set<String> = []
     /// Which files of the previous manifest the commit keeps without their having been added
-    /// (`carryOver(where:)`); nil when none.
-    var carried: (@Sendable (UnsafeBufferPointer<UInt8>) -> Bool)?
-    /// How many files `carried` names, when the caller knows.
-    var carriedCount: Int?
+    /// (`carryOver(_:)`); nil when none.
+    var carried: PathKeys?
     /// Files added where a file taskpress did not write stands: the commit refuses them all.
     var clashes: [String] = []
     /// Files of the previous manifest whose stamp did not match but whose bytes did (read and
@@ -207,7 +205,8 @@ public final class OutputWriter: @unchecked Sendable {
   }()
 
   /// Opens the output folder `root` (which need not exist yet), reads what the previous build
-  /// wrote, and notices when that build was interrupted while writing.
+  /// wrote, and notices when that build was interrupted while writing: `lock(root:interrupt:)`,
+  /// then `init(loading:)`.
   ///
   /// - Parameters:
   ///   - root: the output folder, e.g. `site`.
@@ -215,23 +214,21 @@ public final class OutputWriter: @unchecked Sendable {
   /// - Throws: `OutputError` when `root` is a file, is locked by another build, or its
   ///   state cannot be read.
   public convenience init(root: String, interrupt: InterruptFlag = .process) throws {
-    try self.init(root: root, interrupt: interrupt, whenLocked: {})
+    try self.init(loading: Self.lock(root: root, interrupt: interrupt))
   }
 
-  /// Opens the output folder `root` as `init(root:interrupt:)` does, and calls `whenLocked` once
-  /// the folder is locked for this build (no other build can change it from then on; a
-  /// missing folder is made first), and before its manifest is read: what reads the previous site can start
-  /// there, beside the reading. It is not called when the folder cannot be opened or locked.
-  public init(
-    root: String, interrupt: InterruptFlag = .process, whenLocked: () -> Void
-  ) throws {
+  /// The first step of opening the output folder `root`: made when missing (with the folders on
+  /// its way), opened, locked for this build (no other build can change it from then on),
+  /// checked writable, and its state folder found; its manifest is not read yet. What reads the
+  /// previous site can start once this returns, beside `init(loading:)`, which reads it.
+  ///
+  /// - Throws: `OutputError` when `root` is a file, is locked by another build, or it or its
+  ///   state folder cannot be written; nothing is left locked or made then.
+  public static func lock(root: String, interrupt: InterruptFlag = .process) throws -> Locked {
     Self.ignoreFileSizeSignal
-    openedAt = FileStamp.now()
-    self.root = root
-    displayRoot = Self.trimmed(root)
-    (stateParent, statePath) = try Self.stateLocation(ofOutput: displayRoot)
-    self.interrupt = interrupt
-
+    let openedAt = FileStamp.now()
+    let displayRoot = Self.trimmed(root)
+    let (stateParent, statePath) = try Self.stateLocation(ofOutput: displayRoot)
     var initial = State()
     // A missing output folder is made (with the folders on its way) and locked before
     // anything else is written or removed: of two first builds at once, one makes it and
@@ -246,7 +243,38 @@ public final class OutputWriter: @unchecked Sendable {
       }
       try Self.checkWritable(displayRoot, stateParent: stateParent, statePath: statePath)
       try Self.adoptOldState(rootFD, displayRoot, statePath)
-      whenLocked()
+    } catch {
+      Self.release(rootFD, initial)
+      throw error
+    }
+    return Locked(
+      opened: Locked.Opened(
+        root: root, displayRoot: displayRoot, stateParent: stateParent, statePath: statePath,
+        interrupt: interrupt, openedAt: openedAt, rootFD: rootFD, created: created,
+        initial: initial))
+  }
+
+  /// The second step of opening an output folder (after `lock(root:interrupt:)`): reads what the
+  /// previous build wrote, and notices when that build was interrupted while writing.
+  ///
+  /// - Throws: `OutputError` when the folder's state cannot be read; the folder is then
+  ///   unlocked, and the folders `lock` made are removed.
+  public init(loading locked: consuming Locked) throws {
+    // Taken out: the handle, now empty, releases nothing when it goes. (A handle is consumed
+    // here, so it is never found empty.)
+    guard let opened = locked.opened.take() else {
+      throw OutputError(path: ".", reason: "the output folder was already opened")
+    }
+    openedAt = opened.openedAt
+    root = opened.root
+    displayRoot = opened.displayRoot
+    stateParent = opened.stateParent
+    statePath = opened.statePath
+    interrupt = opened.interrupt
+    let rootFD = opened.rootFD
+    let created = opened.created
+    var initial = opened.initial
+    do {
       let loaded = try Self.loadState(statePath)
       previous = loaded.manifest
       repairing = loaded.repairing
@@ -268,11 +296,51 @@ public final class OutputWriter: @unchecked Sendable {
         created || loaded.manifestHash != nil || loaded.repairing
         ? [] : ((try? FileSystem.listDirectory(rootFD)) ?? []).sorted()
     } catch {
-      for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
-      close(rootFD)
+      Self.release(rootFD, initial)
       throw error
     }
     state = Mutex(initial)
+  }
+
+  /// An output folder opened and locked for one build (`lock(root:interrupt:)`), whose state
+  /// is not read yet: `init(loading:)` takes it. Let go of unused, it unlocks the folder and
+  /// removes the folders `lock` made, as an abandoned build does.
+  public struct Locked: ~Copyable {
+    struct Opened {
+      var root: String
+      var displayRoot: String
+      var stateParent: String
+      var statePath: String
+      var interrupt: InterruptFlag
+      var openedAt: Int64
+      var rootFD: Int32
+      var created: Bool
+      var initial: State
+    }
+
+    /// Nil once `init(loading:)` took it.
+    var opened: Opened?
+
+    deinit {
+      guard let opened else { return }
+      OutputWriter.release(opened.rootFD, opened.initial)
+      if let (parent, time) = opened.initial.parentModifiedBeforeStaging,
+        let first = opened.initial.createdRootFolders.first, access(first, F_OK) != 0
+      {
+        let parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if parentFD >= 0 {
+          OutputWriter.setModificationTime(parentFD, time)
+          close(parentFD)
+        }
+      }
+    }
+  }
+
+  /// Undoes `openLocked` for a folder that was not opened after all: removes the folders made
+  /// on the way (innermost first; a folder holding anything stays) and unlocks it.
+  private static func release(_ rootFD: Int32, _ initial: State) {
+    for folder in initial.createdRootFolders.reversed() { rmdir(folder) }
+    close(rootFD)
   }
 
   deinit {

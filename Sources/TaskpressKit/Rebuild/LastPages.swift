@@ -31,7 +31,8 @@ struct LastPages: Sendable {
         RowRecord.init(bytes:))
     }
     if paths.contains(.carryOver) {
-      changedFiles = Set(writer.previousFilesChanged().map(FingerprintRecord.key))
+      changedFiles = Set(
+        writer.previousFilesChanged().map(PathKeys.Keying.fingerprintRecord.key(of:)))
     }
   }
 }

@@ -56,7 +56,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// pages.
   public static let earlyTodoDiff = RenderPaths(rawValue: 1 << 11)
   /// An incremental rebuild leaves the pages it does not render to the writer as a whole
-  /// (`OutputWriter.carryOver(where:)`), after one `stat` of every file of the last build
+  /// (`OutputWriter.carryOver(_:)`), after one `stat` of every file of the last build
   /// (`OutputWriter.previousFilesChanged()`); off, it keeps each page's file on its own
   /// (`OutputWriter.keep(_:)`), with a claim and a `stat` each.
   public static let carryOver = RenderPaths(rawValue: 1 << 12)
@@ -90,6 +90,55 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
 
+  /// What each flag needs to do anything: without it, the flag's code is never reached. A flag
+  /// not here needs nothing. `init(parsing:)` gives only sets in which every flag has what it
+  /// needs (`unmetRequirements` is empty).
+  public static let requires: [RenderPaths: RenderPaths] = [
+    // Only pages kept by their recorded fingerprints are carried over.
+    .carryOver: .incremental,
+    // Only a rebuild that carries pages over looks for the pages that show a changed row.
+    .dependents: .carryOver,
+    // What is checked early (`LastPages`) is read only with the recorded fingerprints.
+    .earlyFileCheck: .incremental,
+    // The rows that differ are read from the recorded copy only when the to-dos are compared
+    // as soon as they are read; else the whole copy is read, as without the flag.
+    .recordedCopy: .earlyTodoDiff,
+  ]
+
+  /// This set with what each of its flags requires (`requires`), and what that requires.
+  public var withRequirements: RenderPaths {
+    var paths = self
+    while true {
+      var needed = paths
+      for (flag, needs) in Self.requires where paths.contains(flag) { needed.formUnion(needs) }
+      if needed == paths { return paths }
+      paths = needed
+    }
+  }
+
+  /// This set without the flags that lack what they require (`requires`), and without those
+  /// that require them.
+  public var withoutUnmetRequirements: RenderPaths {
+    var paths = self
+    while true {
+      var kept = paths
+      for (flag, needs) in Self.requires where !paths.isSuperset(of: needs) { kept.remove(flag) }
+      if kept == paths { return paths }
+      paths = kept
+    }
+  }
+
+  /// The flags of this set that lack something they require, in the order of ``names``, each
+  /// with the names of what it lacks: `dependents needs carry-over`.
+  public var unmetRequirements: [String] {
+    Self.names.compactMap { name, flag in
+      guard contains(flag), let needs = Self.requires[flag], !isSuperset(of: needs) else {
+        return nil
+      }
+      return name + " needs " + needs.subtracting(self).description
+    }
+  }
+
   /// The names `TASKPRESS_RENDER` uses, in the order of the flags.
   static let names: [(String, RenderPaths)] = [
     ("markdown-sharing", .markdownSharing), ("specialized-templates", .specializedTemplates),
@@ -104,7 +153,10 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
   /// `no-NAME` (every fast path but those) or of `NAME` (only those), with the names of
-  /// ``names``: `no-markdown-sharing,no-batches`.
+  /// ``names``: `no-markdown-sharing,no-batches`. A flag named brings what it requires
+  /// (`requires`: `dependents` is `incremental,carry-over,dependents`), and a flag left out
+  /// takes out those that require it (`no-incremental` leaves out `carry-over`, `dependents`
+  /// and `early-file-check` too, which would do nothing without it).
   ///
   /// - Throws: a message naming the word it does not know and the words it knows.
   public init(parsing text: String) throws(RenderPathsError) {
@@ -129,7 +181,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
       }
       if removing { paths.remove(path) } else { paths.insert(path) }
     }
-    self = paths
+    self = removing ? paths.withoutUnmetRequirements : paths.withRequirements
   }
 
   /// `reference`, `all`, or the names of the paths in use, comma-separated.
