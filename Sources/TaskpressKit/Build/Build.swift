@@ -96,9 +96,9 @@ public enum Build {
       + " sitemap \(options.sitemapLimits.urls) \(options.sitemapLimits.bytes)"
 
     // The to-dos are read on a thread of their own, and so, in a build that reads them early,
-    // is the previous build. A build that fails waits for them before it returns.
+    // is the previous build (`LastBuild`). A build that fails waits for them before it returns.
     let todoResult = Mutex<Result<(todos: TodoRows, warnings: [BuildWarning]), any Error>?>(nil)
-    let previousResult = Mutex<Result<PreviousBuild, any Error>?>(nil)
+    let lastBuild = LastBuild(options)
     let reading = DispatchGroup()
     defer { reading.wait() }
     func startReadingTodos() {
@@ -129,10 +129,7 @@ public enum Build {
       root: options.output, interrupt: interrupt,
       whenLocked: {
         guard readsEarly else { return }
-        DispatchQueue.global().async(group: reading) {
-          let result = Result { try readPrevious(options) }
-          previousResult.withLock { $0 = result }
-        }
+        lastBuild.start(in: reading)
       })
     writer.commitStepLimit = commitStepLimit
     writer.recordStepLimit = probe.recordStepLimit
@@ -292,10 +289,8 @@ public enum Build {
     }
     // The previous build, to compare with (not needed when nothing changed), read while the
     // to-dos are, if not started early: its error, if any, comes after the sources'.
-    let previousRead =
-      unchanged || otherError != nil || readsEarly ? nil : Result { try readPrevious(options) }
+    if !unchanged, otherError == nil, !readsEarly { lastBuild.read() }
     reading.wait()
-    let earlyPrevious = previousResult.withLock { $0.take() }
     // Errors and warnings come in the order of the sources: to-dos, possessions, contacts.
     var warnings = themeWarnings
     if let result = todoResult.withLock({ $0.take() }) {
@@ -317,22 +312,18 @@ public enum Build {
     }
     // What the previous build lacks is warned about, but not recorded with the sources'
     // warnings.
-    // Moved out of the results, so that no copy of its rows outlives `previous`.
-    var read = consume earlyPrevious
-    if read == nil { read = consume previousRead }
-    var previous = try (unchanged ? nil : read.take())?.get() ?? PreviousBuild()
-    if options.previous == nil, let used = previous.recordsHeader, used != writer.recordsHeader {
-      // Read beside the manifest's loading under records that are not of that manifest: again,
-      // under those that are (none, when none is).
-      previous = try readPrevious(options, recordsHeader: .some(writer.recordsHeader))
-    }
     let comparesTodos = renderer.paths.contains(.earlyTodoDiff) && data.hasTodos
     let inKeyOrder = renderer.paths.contains(.keyOrderDiff)
-    // The positions of the rows that differ from those of the copy the last build recorded,
-    // when only those rows of it were read.
-    let differing = try readTodoCopy(
-      of: &previous, comparingWith: comparesTodos ? data.packedTodos : nil,
-      copyReader: renderer.paths.contains(.copyReader), key: writer.hashKey)
+    // The last build, taken once (nothing when nothing changed), and the positions of the rows
+    // that differ from those of the copy it recorded, when only those rows of it were read.
+    var previous = PreviousBuild()
+    var differing: [Int]?
+    if !unchanged {
+      (previous, differing) = try lastBuild.take(
+        recordsHeader: writer.recordsHeader,
+        comparingWith: comparesTodos ? data.packedTodos : nil,
+        copyReader: renderer.paths.contains(.copyReader), key: writer.hashKey)
+    }
     if options.strict, !warnings.isEmpty || !previous.warnings.isEmpty {
       // The build fails: it says so with the photos' warnings too, as a build without
       // --strict would list them.
@@ -637,22 +628,6 @@ public enum Build {
     freeInBackground(consume writer)
     summary.seconds = seconds(since: started)
     return summary
-  }
-
-  /// Reads the to-dos of `previous.todoCopy`, if any, into `previous.todos`: those that differ
-  /// from `rows` (when given, in pk order, and few; `TodoCopy.differingRows`), whose positions
-  /// in `rows` it returns, else all of them (and returns nil).
-  private static func readTodoCopy(
-    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool,
-    key: HashKey
-  ) throws -> [Int]? {
-    guard let copy = previous.todoCopy.take() else { return nil }
-    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows, key: key) {
-      previous.todos = found.old
-      return found.positions
-    }
-    previous.todos = try PreviousBuild.readTodos(copy, copyReader: copyReader)
-    return nil
   }
 
   /// Lets go of `value` on another thread: the rows, the plan and the writer's records of a
