@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// What the previous build published, read back to compare with: the data copies
 /// (`data/todos.json`, ...) as its snapshot, or, for a source whose copies are not published,
@@ -273,5 +275,75 @@ struct PreviousBuild: Sendable, Equatable {
     @unknown default:
       return "not valid JSON"
     }
+  }
+}
+
+/// The last build as this build compares with it, read once after the output folder is locked:
+/// its data copies, snapshots and history (`Build.readPrevious`), read again under the records
+/// in force for the manifest when those it was read under are not, and the to-dos of the copy
+/// the last build recorded (only the rows that differ from this build's, when it can).
+///
+/// A build that reads early starts the reading on a thread of its own as soon as the folder is
+/// locked, beside the loading of the manifest (`start`); another reads it on its own thread
+/// while the to-dos are read (`read`). Either way the build takes it once (`take`), after its
+/// sources, whose errors come first.
+final class LastBuild: Sendable {
+  private let options: BuildOptions
+  private let result = Mutex<Result<PreviousBuild, any Error>?>(nil)
+
+  init(_ options: BuildOptions) {
+    self.options = options
+  }
+
+  /// Starts reading it on a thread of `group`.
+  func start(in group: DispatchGroup) {
+    let options = options
+    DispatchQueue.global().async(group: group) {
+      let read = Result { try Build.readPrevious(options) }
+      self.result.withLock { $0 = read }
+    }
+  }
+
+  /// Reads it on this thread; an error is kept for `take`.
+  func read() {
+    let read = Result { try Build.readPrevious(options) }
+    result.withLock { $0 = read }
+  }
+
+  /// The last build as read (an empty one when it was not read), and the positions in `rows`
+  /// of the to-dos that differ from those of the recorded copy, when only those of it were
+  /// read (`TodoCopy.differingRows`; nil when the whole copy was read). A build given no
+  /// `--previous` whose read used state records other than `recordsHeader` (those in force for
+  /// the manifest, `OutputWriter.recordsHeader`) reads it again under those.
+  /// - Throws: the read's error.
+  func take(
+    recordsHeader: [UInt8]?, comparingWith rows: TodoRows?, copyReader: Bool, key: HashKey
+  ) throws -> (previous: PreviousBuild, differing: [Int]?) {
+    // Moved out of the result, so that no copy of its rows outlives `previous`.
+    var previous = try result.withLock { $0.take() }?.get() ?? PreviousBuild()
+    if options.previous == nil, let used = previous.recordsHeader, used != recordsHeader {
+      // Read beside the manifest's loading under records that are not of that manifest: again,
+      // under those that are (none, when none is).
+      previous = try Build.readPrevious(options, recordsHeader: .some(recordsHeader))
+    }
+    let differing = try Self.readTodoCopy(
+      of: &previous, comparingWith: rows, copyReader: copyReader, key: key)
+    return (previous, differing)
+  }
+
+  /// Reads the to-dos of `previous.todoCopy`, if any, into `previous.todos`: those that differ
+  /// from `rows` (when given, in pk order, and few; `TodoCopy.differingRows`), whose positions
+  /// in `rows` it returns, else all of them (and returns nil).
+  private static func readTodoCopy(
+    of previous: inout PreviousBuild, comparingWith rows: TodoRows?, copyReader: Bool,
+    key: HashKey
+  ) throws -> [Int]? {
+    guard let copy = previous.todoCopy.take() else { return nil }
+    if let rows, rows.isInPKOrder, let found = copy.differingRows(rows, key: key) {
+      previous.todos = found.old
+      return found.positions
+    }
+    previous.todos = try PreviousBuild.readTodos(copy, copyReader: copyReader)
+    return nil
   }
 }
