@@ -36,15 +36,11 @@ extension Build {
 
   /// Stages every page and the data copies on `jobs` threads.
   ///
-  /// With `last.fingerprints` (those of the build that wrote the site) a page whose fingerprint
-  /// is the recorded one is not rendered: its file is kept as it is, unless it is no longer the
-  /// file that build wrote. With `last.changedFiles` (`RenderPaths.carryOver`: the files of the
-  /// last build checked all at once, `OutputWriter.previousFilesChanged()`) the pages kept are
-  /// left to the writer as a whole (`OutputWriter.carryOver(_:)`, by their keys); without, each page's
-  /// file is checked and kept on its own (`OutputWriter.keep`). With `RenderPaths.dependents`
-  /// too, `last.rows` (the rows that build recorded) and no file changed, a page that shows
-  /// to-dos and no changed row is carried over without being fingerprinted
-  /// (`PageFingerprints.pages(showingChangesSince:)`).
+  /// Which pages are rendered, kept (`OutputWriter.keep`) or carried over
+  /// (`OutputWriter.carryOver(_:)`) is the `KeepPlan` of `last` (what the build that wrote the
+  /// site left) and this build's switches; each thread asks it of its pages with their fresh
+  /// fingerprints and acts on the answer. Without `RenderPaths.incremental`, or with nothing
+  /// recorded, the plan is `KeepPlan.renderEverything`.
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
@@ -57,22 +53,11 @@ extension Build {
     fingerprints: PageFingerprints, last: LastPages, jobs: Int, interrupt: InterruptFlag,
     reporter: Reporter
   ) throws -> StagedPages {
-    let recorded = last.fingerprints
-    // The keys of the files of the last build that are not as it left them (usually none):
-    // their pages are rendered, whatever their fingerprints.
-    let carries = recorded != nil && last.changedFiles != nil
-    let changedFiles = last.changedFiles ?? []
-    // The pages that show to-dos and may have changed, when the others are known not to have.
-    // (The record must be of these pages: the layout says so, and so does its count.)
-    let looked =
-      carries && changedFiles.isEmpty && renderer.paths.contains(.dependents)
-        && recorded?.count == allPages.count(where: PageFingerprints.hasFingerprint)
-      ? last.rows.flatMap(fingerprints.pages(showingChangesSince:)) : nil
-    // Those pages and the others are staged; the rest are carried over.
-    let pages =
-      looked.map { looked in
-        allPages.filter { !PageFingerprints.showsTodoRowsOnly($0) || looked.contains($0) }
-      } ?? allPages
+    // Which pages are rendered, kept or carried over: decided by the plan, done here.
+    let keeping = KeepPlan(
+      last: last, pages: allPages, fingerprints: fingerprints, paths: renderer.paths)
+    // The pages staged; with `keeping.narrows`, the others are carried over unlooked at.
+    let pages = keeping.narrows ? allPages.filter(keeping.stages) : allPages
     let batch = renderer.paths.contains(.batches) ? pageBatch : 1
     var work: [Work] = []
     var photoPages: [Work] = []
@@ -123,7 +108,8 @@ extension Build {
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var fingerprinted: [(key: UInt64, value: KeyedHash)] = []
       var carried: [UInt64] = []
-      // With `looked`: the keys of the pages fingerprinted and rendered (not carried over).
+      // With `keeping.narrows`: the keys of the pages fingerprinted and rendered (not carried
+      // over).
       var renderedKeys: [UInt64] = []
       var rendered = 0
       defer {
@@ -219,14 +205,14 @@ extension Build {
               else { continue }
               let key = FingerprintRecord.key(file)
               fingerprinted.append((key, fingerprint))
-              let isRecorded = recorded?[key: key] == fingerprint
-              if !carries {
-                if isRecorded { unchanged.append(offset) }
-              } else if isRecorded, !changedFiles.contains(key) {
+              switch keeping.decision(key: key, fingerprint: fingerprint) {
+              case .keep:
+                unchanged.append(offset)
+              case .carry:
                 kept[offset] = true
-                if looked == nil { carried.append(key) }
-              } else if looked != nil {
-                renderedKeys.append(key)
+                if !keeping.narrows { carried.append(key) }
+              case .render:
+                if keeping.narrows { renderedKeys.append(key) }
               }
             }
             if !fingerprinted.isEmpty {
@@ -279,22 +265,12 @@ extension Build {
     let (fingerprinted, carried, renderedKeys, rendered) = collected.withLock {
       ($0.fingerprints, $0.carried, $0.renderedKeys, $0.rendered)
     }
-    if carries, let recorded {
-      // The files of the pages kept, named by their keys (the writer finds each path's). With
-      // `looked`, every recorded page but those rendered: the pages are those the record was
-      // made of, as the layout is the recorded one.
-      let keys: [UInt64]
-      if looked != nil {
-        let rendered = Set(renderedKeys)
-        keys = recorded.keys.filter { !rendered.contains($0) }
-      } else {
-        keys = carried
-      }
+    if let keys = keeping.carriedKeys(carried: carried, rendered: renderedKeys) {
       writer.carryOver(PathKeys(keys, keyedBy: .fingerprintRecord))
     }
     return StagedPages(
       photoFiles: shared.photoFiles, fingerprints: fingerprinted, rendered: rendered,
-      basis: looked == nil ? nil : recorded)
+      basis: keeping.basis)
   }
 
   /// Whether a page shows photos, and so waits for them to be staged.

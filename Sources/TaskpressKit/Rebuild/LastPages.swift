@@ -1,5 +1,6 @@
 /// What the build that wrote the site left for the next one to keep its pages by: the
 /// fingerprints and rows it recorded, and which of its files are no longer as it left them.
+/// `KeepPlan` decides from it which pages are rendered, kept or carried over.
 ///
 /// A build that reads its sources looks at these while it reads them
 /// (`RenderPaths.earlyFileCheck`): the `stat` of every file is most of the work, and the
