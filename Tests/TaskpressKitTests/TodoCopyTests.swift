@@ -155,6 +155,23 @@ import Testing
     #expect(TodoCopyRecord(bytes: record.bytes + [0]) == nil)
   }
 
+  @Test("the rows' record is its header, then the layout and each row, 16 bytes each")
+  func rowRecordBytes() {
+    let rows = (0..<100).map { KeyedHash(low: UInt64($0) &* 0x9E37, high: ~UInt64($0)) }
+    let record = RowRecord(layout: KeyedHash(low: 1, high: 2), rows: rows)
+    // The plain twin: every hash's two words, little endian, one after the other.
+    var plain = Array("taskpress-rows 2\n".utf8)
+    for hash in [record.layout] + rows {
+      for word in [hash.low, hash.high] {
+        for shift in stride(from: 0, to: 64, by: 8) {
+          plain.append(UInt8(truncatingIfNeeded: word >> shift))
+        }
+      }
+    }
+    #expect(record.bytes == plain)
+    #expect(RowRecord(bytes: plain) == record)
+  }
+
   @Test("the record's pks, stored as differences, read back for any pks; 17 bytes a row in a run")
   func recordPKs() throws {
     var seed: UInt64 = 3
