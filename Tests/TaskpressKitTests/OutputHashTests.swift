@@ -196,6 +196,41 @@ import Testing
     #expect(Set(order).count == many.count)
     #expect(order.map { many[$0] } == many.sorted(by: OutputPath.precedes))
   }
+
+  @Test("byteOrder32 orders as a stable sort of the UTF-8 bytes, on one thread or two")
+  func byteOrderAgainstPlainSort() {
+    // Hostile: NULs where the keys pad with zeros, lengths about 16, long shared starts.
+    let stem = "0123456789abcdef"
+    var strings = [
+      "", "\u{0}", "\u{0}\u{0}", stem, stem + "\u{0}", String(stem.dropLast()),
+      String(stem.dropLast()) + "\u{0}", stem + "0", stem + "00", stem + "0\u{0}",
+      stem + stem, stem + stem + "\u{0}", "é", "e\u{301}", "todos/1.html", "todos/1.html",
+    ]
+    let letters = ["a", "/", "\u{0}", "é", "0", "\u{7F}"]
+    var seed: UInt64 = 7
+    func next(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(seed >> 33) % bound
+    }
+    for _ in 0..<(OutputPath.parallelSortThreshold * 2 + 123) {
+      var string = next(4) == 0 ? "" : String(stem.prefix(next(17)))
+      for _ in 0..<next(24) { string += letters[next(letters.count)] }
+      strings.append(next(5) == 0 ? strings[next(strings.count)] : string)
+    }
+    for count in [0, 1, 17, 5000, strings.count] {
+      let some = Array(strings.prefix(count))
+      let bytes = some.map { Array($0.utf8) }
+      // The plain twin: the numbers sorted by their bytes, ties in number order.
+      let plain = some.indices.sorted { a, b in
+        bytes[a] == bytes[b] ? a < b : bytes[a].lexicographicallyPrecedes(bytes[b])
+      }
+      let order = OutputPath.byteOrder32(some.count) { index, body in
+        bytes[index].withUnsafeBufferPointer(body)
+      }
+      #expect(order.map { Int($0) } == plain, "\(count) strings")
+      #expect(OutputPath.byteOrder(some.count) { some[$0] } == plain, "\(count) strings")
+    }
+  }
 }
 
 @Suite struct RecordTableTests {

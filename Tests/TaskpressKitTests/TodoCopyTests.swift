@@ -144,10 +144,61 @@ import Testing
     #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast(8))) == nil)
     #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast())) == nil)
     var other = record.bytes
-    other[other.firstIndex(of: UInt8(ascii: "2"))!] = UInt8(ascii: "3")
+    other[other.firstIndex(of: UInt8(ascii: "3"))!] = UInt8(ascii: "4")
     #expect(TodoCopyRecord(bytes: other) == nil)
     let empty = TodoCopyRecord(identity: [0, 0, 0, 0, 0], pks: [], hashes: [])
     #expect(TodoCopyRecord(bytes: empty.bytes) == empty)
+    // Any cut, and any byte more, is not a record.
+    for cut in 1..<record.bytes.count - 22 {
+      #expect(TodoCopyRecord(bytes: Array(record.bytes.dropLast(cut))) == nil)
+    }
+    #expect(TodoCopyRecord(bytes: record.bytes + [0]) == nil)
+  }
+
+  @Test("the rows' record is its header, then the layout and each row, 16 bytes each")
+  func rowRecordBytes() {
+    let rows = (0..<100).map { KeyedHash(low: UInt64($0) &* 0x9E37, high: ~UInt64($0)) }
+    let record = RowRecord(layout: KeyedHash(low: 1, high: 2), rows: rows)
+    // The plain twin: every hash's two words, little endian, one after the other.
+    var plain = Array("taskpress-rows 2\n".utf8)
+    for hash in [record.layout] + rows {
+      for word in [hash.low, hash.high] {
+        for shift in stride(from: 0, to: 64, by: 8) {
+          plain.append(UInt8(truncatingIfNeeded: word >> shift))
+        }
+      }
+    }
+    #expect(record.bytes == plain)
+    #expect(RowRecord(bytes: plain) == record)
+  }
+
+  @Test("the record's pks, stored as differences, read back for any pks; 17 bytes a row in a run")
+  func recordPKs() throws {
+    var seed: UInt64 = 3
+    func next() -> UInt64 {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return seed
+    }
+    var pks: [Int64] = [.min, .max, 0, -1, 1, 63, 64, -64, -65, 1 << 40]
+    for _ in 0..<2000 {
+      let shift = next() % 64
+      pks.append(Int64(bitPattern: next() >> shift) &* (next() % 2 == 0 ? 1 : -1))
+    }
+    let hashes = pks.indices.map { KeyedHash(low: UInt64($0), high: next()) }
+    let record = TodoCopyRecord(identity: [5, 4, 3, 2, 1], pks: pks, hashes: hashes)
+    #expect(TodoCopyRecord(bytes: record.bytes) == record)
+    let run = TodoCopyRecord(
+      identity: [1, 1, 1, 1, 1], pks: Array(1...1000), hashes: Array(repeating: .zero, count: 1000))
+    #expect(TodoCopyRecord(bytes: run.bytes) == run)
+    let empty = TodoCopyRecord(identity: [1, 1, 1, 1, 1], pks: [], hashes: [])
+    #expect(run.bytes.count - empty.bytes.count == 17 * 1000)
+    // Made by `bytes(count:rows:)` with zeros, then given the identity without a copy.
+    var made = TodoCopyRecord.bytes(count: pks.count, rows: zip(pks, hashes).map { ($0, $1) })
+    var parts: [UInt8] = []
+    TodoCopyRecord.withIdentity([5, 4, 3, 2, 1], of: made) { parts += $0 }
+    TodoCopyRecord.setIdentity([5, 4, 3, 2, 1], in: &made)
+    #expect(parts == made)
+    #expect(made == record.bytes)
   }
 
   @Test("a build records its copy of the to-dos so that the next build finds it as recorded")

@@ -163,7 +163,7 @@ struct TodoHistory: Sendable, Equatable {
     let oldest = history.first?.build ?? 1
     var result = TodoHistory()
     let old = previous ?? TodoHistory()
-    result.reserve(old.count)
+    result.reserve(max(old.count, current.underestimatedCount))
     var next = 0
     func carry(_ index: Int, removedAt removal: Int?) {
       // A to-do not there: removed by this build, or kept while its removal is recorded.

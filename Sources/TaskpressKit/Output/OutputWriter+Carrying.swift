@@ -170,9 +170,9 @@ extension OutputWriter {
         }
       }
       if !inOrder {
-        sortedCarried = OutputPath.byteOrder(carried.count) { position, body in
+        sortedCarried = OutputPath.byteOrder32(carried.count) { position, body in
           previous.withPath(Int(carried[position]), body)
-        }.map { carried[$0] }
+        }.map { carried[Int($0)] }
       }
       self.carried = sortedCarried
       var merged: [Int32] = []

@@ -105,12 +105,13 @@ extension OutputWriter {
       for index in records.indices where !records.isPending(index) {
         present.append(Int32(truncatingIfNeeded: index))
       }
-      let order = OutputPath.byteOrder(present.count) { position, body in
+      let order = OutputPath.byteOrder32(present.count) { position, body in
         records.withPath(Int(present[position]), body)
       }
       files.reserveCapacity(order.count)
       written.reserveCapacity(order.count)
       for position in order {
+        let position = Int(position)
         let index = Int(present[position])
         files.append(present[position])
         usedPlans[records.plan(index)] = true

@@ -47,22 +47,26 @@ extension OutputWriter {
     }
     var files = records.files
     // The copy's identity, taken now: no other build can replace the copy before the unlock.
-    if let copy = records.todoCopy,
-      let identity = TodoCopyRecord.identity(ofFile: display(copy.path))
-    {
-      var bytes = copy.bytes
-      TodoCopyRecord.setIdentity(identity, in: &bytes)
-      files.append((TodoCopyRecord.fileName, bytes))
+    // Written in place of the record's zeros as the file is written: a million rows' record is
+    // not copied to set it.
+    var identity: [UInt64]?
+    if let copy = records.todoCopy {
+      identity = TodoCopyRecord.identity(ofFile: display(copy.path))
+    }
+    let copyPosition = files.count
+    if let copy = records.todoCopy, identity != nil {
+      files.append((TodoCopyRecord.fileName, copy.bytes))
     } else {
       files.append((TodoCopyRecord.fileName, nil))
     }
-    for (name, bytes) in files {
+    for (position, (name, bytes)) in files.enumerated() {
       try step(name)
       guard let bytes else {
         unlinkat(stateFD, name, 0)
         continue
       }
-      guard replaceStateFile(stateFD, name, header + bytes) else {
+      let patch = position == copyPosition ? identity : nil
+      guard replaceStateFile(stateFD, name, header: header, bytes, identity: patch) else {
         unlinkat(stateFD, StateRecords.indexName, 0)
         return
       }
@@ -76,9 +80,27 @@ extension OutputWriter {
   /// Writes `bytes` as the state file `name`, atomically (a temporary file, then a rename); false
   /// when that fails.
   func replaceStateFile(_ stateFD: Int32, _ name: String, _ bytes: [UInt8]) -> Bool {
+    replaceStateFile(stateFD, name, header: [], bytes, identity: nil)
+  }
+
+  /// Writes `header` then `bytes` as the state file `name`, as `replaceStateFile(_:_:_:)` does,
+  /// without joining them in memory; with `identity`, `bytes` are a `TodoCopyRecord` written
+  /// with that identity (`TodoCopyRecord.withIdentity`).
+  func replaceStateFile(
+    _ stateFD: Int32, _ name: String, header: [UInt8], _ bytes: [UInt8], identity: [UInt64]?
+  ) -> Bool {
     let temporary = name + ".tmp"
     do {
-      try Self.writeFile(bytes, stateFD, temporary, statePath)
+      try Self.writeFile(stateFD, temporary, statePath) { (fd) throws(SystemError) in
+        try FileSystem.writeAll(fd, header)
+        if let identity {
+          try TodoCopyRecord.withIdentity(identity, of: bytes) { (part) throws(SystemError) in
+            try FileSystem.writeAll(fd, part)
+          }
+        } else {
+          try FileSystem.writeAll(fd, bytes)
+        }
+      }
       guard renameat(stateFD, temporary, stateFD, name) == 0 else {
         unlinkat(stateFD, temporary, 0)
         return false

@@ -1,13 +1,13 @@
 /// Paths one after the other in one block of bytes: the files a commit wrote, a million of them
 /// for a large site, without a `String` of its own for each (16 bytes and an allocation of
-/// 32 or more a path, where this takes 8 and the path's bytes). A path is made a `String`
+/// 32 or more a path, where this takes 4 and the path's bytes). A path is made a `String`
 /// when it is read.
 public struct PathList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral,
   CustomStringConvertible
 {
   private var bytes: [UInt8] = []
   /// Where each path ends in `bytes`.
-  private var ends: [Int] = []
+  private var ends: [UInt32] = []
 
   public init() {}
 
@@ -23,19 +23,16 @@ public struct PathList: RandomAccessCollection, Sendable, Equatable, Expressible
   public var endIndex: Int { ends.count }
 
   public subscript(index: Int) -> String {
-    let start = index == 0 ? 0 : ends[index - 1]
-    return bytes.withUnsafeBufferPointer {
-      String(decoding: UnsafeBufferPointer(rebasing: $0[start..<ends[index]]), as: UTF8.self)
-    }
+    withPath(index) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Hands the UTF-8 bytes of the path at `index` to `body`, read in place.
   public func withPath<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
     -> R
   {
-    let start = index == 0 ? 0 : ends[index - 1]
+    let start = index == 0 ? 0 : Int(ends[index - 1])
     return try bytes.withUnsafeBufferPointer {
-      try body(UnsafeBufferPointer(rebasing: $0[start..<ends[index]]))
+      try body(UnsafeBufferPointer(rebasing: $0[start..<Int(ends[index])]))
     }
   }
 
@@ -54,7 +51,8 @@ public struct PathList: RandomAccessCollection, Sendable, Equatable, Expressible
   /// Adds the path whose UTF-8 bytes are `utf8`.
   mutating func append(utf8: UnsafeBufferPointer<UInt8>) {
     bytes.append(contentsOf: utf8)
-    ends.append(bytes.count)
+    precondition(bytes.count <= Int(UInt32.max), "more than 4 GB of paths in one list")
+    ends.append(UInt32(bytes.count))
   }
 
   public var description: String { Array(self).description }

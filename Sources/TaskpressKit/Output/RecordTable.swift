@@ -12,7 +12,7 @@ extension OutputWriter {
 
   /// The files added to a build, in the order `add` was called (`State.records`), packed in a
   /// few arrays: the paths' bytes one after the other, and each file's folder plan, what was
-  /// staged and its manifest entry as plain numbers. About 50 bytes and the path a file, where
+  /// staged and its manifest entry as plain numbers. About 45 bytes and the path a file, where
   /// a `[Record]` took over 120 (a record of 72 bytes and its path as a `String` of its own):
   /// a site of a million files keeps a million of them until the commit.
   ///
@@ -21,7 +21,7 @@ extension OutputWriter {
   struct RecordTable {
     /// The paths, one after the other; path `i` ends at `pathEnds[i]`.
     private var pathBytes: [UInt8] = []
-    private var pathEnds: [Int] = []
+    private var pathEnds: [UInt32] = []
     private var plans: [Int32] = []
     private var kinds: [Kind] = []
     /// Of a staged file (else 0): its manifest entry, and the number of its flat staging name.
@@ -46,7 +46,8 @@ extension OutputWriter {
     mutating func append(_ record: Record) {
       var path = record.path
       path.withUTF8 { pathBytes.append(contentsOf: $0) }
-      pathEnds.append(pathBytes.count)
+      precondition(pathBytes.count <= Int(UInt32.max), "more than 4 GB of paths in one build")
+      pathEnds.append(UInt32(pathBytes.count))
       plans.append(0)
       kinds.append(.pending)
       hashes.append(.zero)
@@ -71,7 +72,7 @@ extension OutputWriter {
     /// Removes the last `n` files.
     mutating func removeLast(_ n: Int) {
       guard n > 0 else { return }
-      pathBytes.removeLast(pathBytes.count - (count > n ? pathEnds[count - n - 1] : 0))
+      pathBytes.removeLast(pathBytes.count - (count > n ? Int(pathEnds[count - n - 1]) : 0))
       pathEnds.removeLast(n)
       plans.removeLast(n)
       kinds.removeLast(n)
@@ -124,9 +125,9 @@ extension OutputWriter {
 
     /// Hands the UTF-8 bytes of the path of the file at `index` to `body`.
     func withPath<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-      let start = index == 0 ? 0 : pathEnds[index - 1]
+      let start = index == 0 ? 0 : Int(pathEnds[index - 1])
       return pathBytes.withUnsafeBufferPointer {
-        body(UnsafeBufferPointer(rebasing: $0[start..<pathEnds[index]]))
+        body(UnsafeBufferPointer(rebasing: $0[start..<Int(pathEnds[index])]))
       }
     }
 

@@ -20,10 +20,13 @@ struct RowRecord: Sendable, Equatable {
   var bytes: [UInt8] {
     var bytes = Self.header
     bytes.reserveCapacity(bytes.count + (rows.count + 1) * 16)
-    for hash in CollectionOfOne(layout).lazy + rows {
+    // The layout, then the rows read in place (`[layout] + rows` would be a copy of them).
+    func add(_ hash: KeyedHash) {
       withUnsafeBytes(of: hash.low.littleEndian) { bytes += $0 }
       withUnsafeBytes(of: hash.high.littleEndian) { bytes += $0 }
     }
+    add(layout)
+    for hash in rows { add(hash) }
     return bytes
   }
 
