@@ -451,10 +451,25 @@ public final class OutputWriter: @unchecked Sendable {
     }
   }
 
+  /// How many times `lock` asks again, 20 ms apart, for a lock found held.
+  static let lockAttempts = 25
+
   /// Takes an exclusive lock on the output folder: two builds writing one folder would mix.
+  ///
+  /// A lock found held is asked for again a few times over about half a second before the
+  /// build gives up: a process another thread of this program starts (`serve`'s rebuilds, the
+  /// remover of an old site) holds a copy of every descriptor open at that moment until it
+  /// runs its program, so a folder an earlier build of this process has just let go of can
+  /// stay locked for that long.
   static func lock(_ rootFD: Int32, _ displayRoot: String) throws(OutputError) {
-    guard flock(rootFD, LOCK_EX | LOCK_NB) == 0 else {
+    var attempts = 0
+    while flock(rootFD, LOCK_EX | LOCK_NB) != 0 {
       let error = SystemError.current
+      if error.code == EWOULDBLOCK, attempts < lockAttempts {
+        attempts += 1
+        usleep(20_000)
+        continue
+      }
       if error.code == EWOULDBLOCK {
         throw OutputError(
           path: displayRoot,
