@@ -53,15 +53,10 @@ public struct PathKeys: Sendable, Equatable {
   public var count: Int { keys.count }
 
   /// Whether the file whose path's UTF-8 bytes are `path` is named: its key is one of `keys`
-  /// (a binary search).
+  /// (`FingerprintRecord.lowerBound`'s binary search).
   func contains(path: UnsafeBufferPointer<UInt8>) -> Bool {
     let key = keying.key(of: path)
-    var low = 0
-    var high = keys.count
-    while low < high {
-      let middle = (low + high) / 2
-      if keys[middle] < key { low = middle + 1 } else { high = middle }
-    }
+    let low = FingerprintRecord.lowerBound(of: key, in: keys)
     return low < keys.count && keys[low] == key
   }
 }
