@@ -67,6 +67,7 @@ public enum Build {
     reporter: Reporter, commitStepLimit: Int?, probe: Probe = Probe()
   ) throws -> BuildSummary {
     let started = ContinuousClock.now
+    boundHeap()
     // 1. Prepare: the theme and its labels, every template checked, the renderer and the photo
     // settings, before anything is read or written.
     let prepared = try Prepared(options, sourceDateEpoch: sourceDateEpoch)
@@ -118,6 +119,19 @@ public enum Build {
     }
   }
 
+  /// Keeps glibc's heap from keeping what a build lets go of. By default glibc raises its mmap
+  /// threshold to the size of each large block freed (up to 32 MB), so that the arrays a build
+  /// makes after its first large one is freed come from the heap, where the holes they leave
+  /// when freed are kept: a million to-dos' build peaked 15 MB higher (252 MB against 237). A
+  /// fixed threshold (which also turns the raising off) gives every block of 128 KB or more
+  /// back when it is freed; the photo library sets the same (`tpv_bound_heap`).
+  static func boundHeap() {
+    #if canImport(Glibc)
+      // M_MMAP_THRESHOLD in <malloc.h>, which the Glibc module leaves out.
+      _ = systemMallopt(-3, 128 << 10)
+    #endif
+  }
+
   static func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -146,6 +160,10 @@ public enum Build {
   /// pages of the heap back to the system.
   @_silgen_name("malloc_trim")
   func systemMallocTrim(_ pad: Int) -> Int32
+
+  /// glibc's `mallopt` (in `<malloc.h>`): sets one of malloc's parameters.
+  @_silgen_name("mallopt")
+  func systemMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
 /// A build that cannot go on, with what to do about it.

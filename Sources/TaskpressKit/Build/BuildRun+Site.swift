@@ -11,43 +11,13 @@ extension Build.BuildRun {
   /// fingerprints are made into their record once the plan is let go of.
   func stageSite(_ planned: consuming Build.Planned) throws -> Build.StagedPages {
     let (plan, previous) = (planned.plan, planned.previous)
-    let (timelines, startsTodoHistories) = (planned.timelines, planned.startsTodoHistories)
-    let (theme, labels, renderer, generated) = (
-      prepared.theme, prepared.labels, prepared.renderer, prepared.generated
-    )
-    let (options, writer, cardImage) = (options, writer, cardImage)
-    // Pages and data copies, in parallel, while the photos (named by their content, each
-    // written once) are finished on their own thread.
-    // The first index page shows the latest changes: it is rendered with `changes.html`, once
-    // the photos (which the changes compare) are named.
-    let pages = plan.pages.filter { $0 != .index(1) }
-    // A file for each page and photo, and a few more; paths of about 20 bytes.
-    let files = pages.count + plan.possessions.count + theme.assets.count + 16
-    writer.reserveCapacity(files: files, pathBytes: files * 20)
-    // The pages whose inputs did not change since the build that wrote the site are kept.
-    let fingerprints = PageFingerprints(
-      plan: plan, theme: theme, labels: labels, options: options, generated: generated,
-      sourceDateEpoch: sourceDateEpoch, key: writer.hashKey, timelines: timelines,
-      startsTodoHistories: startsTodoHistories, socialCard: cardImage != nil)
-    threads.checking.wait()
-    let last =
-      threads.lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
-    let staged = try Build.stagePages(
-      pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
-      staging: threads.staging,
-      makeContext: { photoFiles in
-        var context = PageContext(
-          plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-          generated: generated, photoFiles: photoFiles, title: options.title,
-          noindex: options.noindex, dataCopies: options.dataCopies,
-          csvByteOrderMark: options.csvByteOrderMark, search: options.search,
-          markdown: options.markdown)
-        context.timelines = timelines
-        context.socialCardImage = cardImage
-        return context
-      },
-      fingerprints: fingerprints, last: consume last, jobs: prepared.jobs, interrupt: interrupt,
-      reporter: reporter)
+    let (renderer, generated) = (prepared.renderer, prepared.generated)
+    // The pages; then the timelines and the fingerprints are let go of (the to-dos' pages
+    // alone show the timelines), before the change report makes its own history.
+    let staged = try stagePages(
+      plan, timelines: planned.timelines.take(),
+      startsTodoHistories: planned.startsTodoHistories)
+    let labels = prepared.labels
     let photoFiles = staged.photoFiles
     summary.rendered = staged.rendered
     summary.photos = Set(photoFiles.values.map(\.path)).count
@@ -67,7 +37,6 @@ extension Build.BuildRun {
       csvByteOrderMark: options.csvByteOrderMark, search: options.search,
       markdown: options.markdown)
     changesContext.changes = report
-    changesContext.timelines = timelines
     changesContext.socialCardImage = cardImage
     let changePages = try Build.stageChangePages(
       report, context: changesContext, renderer: renderer, writer: writer, options: options,
@@ -96,7 +65,7 @@ extension Build.BuildRun {
         calendarPages.append(page)
       }
     }
-    summary.pages = pages.count + changePages.count + calendarPages.count
+    summary.pages += changePages.count + calendarPages.count
     if cardImage != nil {
       let card = try Build.stageSocialCard(
         changesContext.socialCardSummary, writer: writer,
@@ -113,16 +82,63 @@ extension Build.BuildRun {
     // The rows and the plan are not needed past here.
     records.snapshots = Build.snapshots(
       options, plan: plan, photoFiles: photoFiles, strings: changesContext.strings)
+    return staged
+  }
+
+  /// Stages every page but those `stageSite` renders with the changes (the first index page),
+  /// and the data copies, in parallel, while the photos (named by their content, each written
+  /// once) are finished on their own thread; then keeps what the records of the rows are made
+  /// of (`records.rows`, `records.todoCopy`). The timelines and the pages' fingerprints are
+  /// let go of when this returns.
+  private func stagePages(
+    _ plan: SitePlan, timelines: consuming TodoHistory?, startsTodoHistories: Bool
+  ) throws -> Build.StagedPages {
+    let timelines = timelines
+    let (theme, labels, renderer, generated) = (
+      prepared.theme, prepared.labels, prepared.renderer, prepared.generated
+    )
+    let (options, writer, cardImage) = (options, writer, cardImage)
+    // The first index page shows the latest changes: it is rendered with `changes.html`, once
+    // the photos (which the changes compare) are named.
+    let pages = plan.pages.filter { $0 != .index(1) }
+    summary.pages = pages.count
+    // A file for each page and photo, and a few more; paths of about 20 bytes.
+    let files = pages.count + plan.possessions.count + theme.assets.count + 16
+    writer.reserveCapacity(files: files, pathBytes: files * 20)
+    // The pages whose inputs did not change since the build that wrote the site are kept.
+    let fingerprints = PageFingerprints(
+      plan: plan, theme: theme, labels: labels, options: options, generated: generated,
+      sourceDateEpoch: sourceDateEpoch, key: writer.hashKey, timelines: timelines,
+      startsTodoHistories: startsTodoHistories, socialCard: cardImage != nil)
+    threads.checking.wait()
+    let last =
+      threads.lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
+    let staged = try Build.stagePages(
+      pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
+      staging: threads.staging,
+      makeContext: { photoFiles in
+        var context = PageContext(
+          plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
+          generated: generated, photoFiles: photoFiles, title: options.title,
+          noindex: options.noindex, dataCopies: options.dataCopies,
+          csvByteOrderMark: options.csvByteOrderMark, search: options.search,
+          markdown: options.markdown)
+        context.timelines = timelines
+        context.socialCardImage = cardImage
+        return context
+      },
+      fingerprints: fingerprints, last: consume last, jobs: prepared.jobs, interrupt: interrupt,
+      reporter: reporter)
+    // The records of the rows are made by the commit, from arrays that outlive the plan:
+    // their bytes and the plan's texts are never held at once.
     if renderer.paths.contains(.incremental), plan.hasTodos {
-      records.rows = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows).bytes
+      records.rows = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows)
     }
     if plan.hasTodos, options.dataCopies.contains(.todos) {
-      let (todos, hashes) = (plan.todos, fingerprints.todoRows)
-      records.todoCopy = TodoCopyRecord.bytes(
-        count: todos.count,
-        rows: plan.todoPositionsByPK.lazy.map { (todos.pk($0), hashes[$0]) })
+      records.todoCopy = TodoCopyRows(
+        pks: plan.todos.pkColumn, order: plan.todoOrderByPK, hashes: fingerprints.todoRows)
     }
-    Build.freeInBackground((consume pages, renderer))
+    Build.freeInBackground(consume pages)
     return staged
   }
 
@@ -215,12 +231,12 @@ extension Build.BuildRun {
     var state = StateRecords()
     for (name, bytes) in records.snapshots { state.set(name, bytes) }
     state.set(FingerprintRecord.fileName, records.fingerprints)
-    state.set(RowRecord.fileName, records.rows)
+    state.set(RowRecord.fileName, records.rows.take()?.bytes)
     if let photoRecord = records.photos { state.set(PhotoRecord.fileName, photoRecord.bytes) }
     state.set(Build.cardRecordName, records.card)
-    if let bytes = records.todoCopy.take() {
+    if let rows = records.todoCopy.take() {
       // Its identity is the committed copy's, taken by the commit.
-      state.todoCopy = (bytes, "data/todos.json")
+      state.todoCopy = (rows.bytes, "data/todos.json")
     }
     state.set(
       OutputWriter.inputsName,

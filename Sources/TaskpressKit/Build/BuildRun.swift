@@ -81,9 +81,12 @@ extension Build {
     struct Records {
       var snapshots: [(name: String, bytes: [UInt8]?)] = []
       var fingerprints: [UInt8] = []
-      var rows: [UInt8]?
-      /// The record of the to-dos' data copy, but its identity (`TodoCopyRecord`).
-      var todoCopy: [UInt8]?
+      /// The rows' record: made into bytes by the commit, once the plan is let go of (its
+      /// rows are the fingerprints' arrays, not a copy).
+      var rows: RowRecord?
+      /// What the record of the to-dos' data copy is made of (`TodoCopyRecord`): made into
+      /// the record by the commit, once the plan is let go of.
+      var todoCopy: TodoCopyRows?
       var photos: PhotoRecord?
       var card: [UInt8]?
     }

@@ -90,7 +90,14 @@ struct ChangeReport: Sendable {
         unknownFirst: previous.history?.builds.first?.build ?? 1)
       : nil
     let flow = todoHistory.map { todos in
-      // The pks of the to-dos open now, in increasing order: looked up by halving.
+      // Whether the to-do with a pk is open now: its position looked up by halving the plan's
+      // pk order, when it has one (nothing more is held, where a list of the open pks is 8
+      // bytes a to-do); else in a list of the open pks, in increasing order.
+      guard !plan.findsTodosByHalving else {
+        return FlowReport.make(history: history, todos: todos) { pk in
+          plan.position(ofTodoPK: pk).map { !plan.todos.isComplete($0) } ?? false
+        }
+      }
       // (An array: the lazy sequence's indices would be those of every to-do.)
       let open: [Int64] = plan.todoPositionsByPK.filter { !plan.todos.isComplete($0) }.map(
         plan.todos.pk)

@@ -339,3 +339,20 @@ private struct ObjectFinder {
       pk: pk, text: todos.text(0), priority: todos.priority(0), complete: todos.isComplete(0))
   }
 }
+
+/// What a `TodoCopyRecord` is made of, kept past the plan: the to-dos' pks and rows' hashes in
+/// index order and their positions in pk order (28 bytes a to-do, arrays the plan and the
+/// fingerprints already hold). The commit makes the record (`bytes`) once the plan's texts
+/// are let go of.
+struct TodoCopyRows: Sendable {
+  let pks: [Int64]
+  let order: [Int32]
+  let hashes: [KeyedHash]
+
+  /// The stored record, with an identity of zeros (`TodoCopyRecord.bytes(count:rows:)`).
+  var bytes: [UInt8] {
+    let (pks, hashes) = (pks, hashes)
+    return TodoCopyRecord.bytes(
+      count: order.count, rows: order.lazy.map { (pks[Int($0)], hashes[Int($0)]) })
+  }
+}

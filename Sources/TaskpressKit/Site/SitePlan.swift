@@ -111,10 +111,7 @@ struct SitePlan: Sendable {
   /// The positions in `todos` in pk order: the data copies and the changes read the packed
   /// rows there, without making a `Todo` of each.
   var todoPositionsByPK: LazyMapSequence<[Int32], Int> {
-    let rows = todos
-    let order =
-      pkOrder ?? rows.indices.sorted { rows.pk($0) < rows.pk($1) }.map { Int32($0) }
-    return order.lazy.map { Int($0) }
+    todoOrderByPK.lazy.map { Int($0) }
   }
   /// The positions in `todos` in pk order, when the to-dos were given in pk order (as
   /// `TodoSource` reads them): 4 bytes a row instead of a second array of them.
@@ -123,16 +120,33 @@ struct SitePlan: Sendable {
   /// Whether a to-do with `pk` is in the plan: a binary search of the pk order, or a look at
   /// every to-do when they were not given in that order.
   func hasTodo(pk: Int64) -> Bool {
-    guard let pkOrder else { return todos.indices.contains { todos.pk($0) == pk } }
+    position(ofTodoPK: pk) != nil
+  }
+
+  /// The position in index order of the to-do with `pk`, nil when there is none: a binary
+  /// search of the pk order, or a look at every to-do when they were not given in that order
+  /// (`findsTodosByHalving` is false).
+  func position(ofTodoPK pk: Int64) -> Int? {
+    guard let pkOrder else { return todos.indices.first { todos.pk($0) == pk } }
     var low = 0
     var high = pkOrder.count
     while low < high {
       let middle = (low + high) / 2
       let found = todos.pk(Int(pkOrder[middle]))
-      if found == pk { return true }
+      if found == pk { return Int(pkOrder[middle]) }
       if found < pk { low = middle + 1 } else { high = middle }
     }
-    return false
+    return nil
+  }
+
+  /// Whether `position(ofTodoPK:)` halves the pk order rather than looking at every to-do.
+  var findsTodosByHalving: Bool { pkOrder != nil }
+
+  /// The positions in `todos` in pk order, as `todoPositionsByPK` reads them (4 bytes a row):
+  /// the array itself, which outlives the plan when kept (the to-dos' copy record is made from
+  /// it once the plan is let go of).
+  var todoOrderByPK: [Int32] {
+    pkOrder ?? todos.indices.sorted { todos.pk($0) < todos.pk($1) }.map { Int32($0) }
   }
 
   /// How many to-dos are complete.

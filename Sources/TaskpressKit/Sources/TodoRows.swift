@@ -133,6 +133,9 @@ public final class TodoRows: RandomAccessCollection, Sendable {
 
   public func pk(_ position: Int) -> Int64 { pks[position] }
 
+  /// Every pk, in the rows' order: the array itself, which outlives the rows when kept.
+  var pkColumn: [Int64] { pks }
+
   /// Whether each pk is greater than the one before (the order of a table's rowid).
   var isInPKOrder: Bool { pks.indices.dropFirst().allSatisfy { pks[$0 - 1] < pks[$0] } }
 
