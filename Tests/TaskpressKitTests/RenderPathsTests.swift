@@ -69,6 +69,28 @@ import Testing
     #expect(try RenderPaths(parsing: "all") == .all)
   }
 
+  @Test(
+    "a set made in code has what each of its flags requires, as a parsed one does",
+    arguments: RenderPaths.names.map(\.0))
+  func madeInCode(name: String) throws {
+    let flag = try #require(RenderPaths.names.first { $0.0 == name }).1
+    let parsed = try RenderPaths(parsing: "no-" + name)
+    var options = BuildOptions()
+    options.renderPaths = RenderPaths.all.subtracting(flag)
+    #expect(options.renderPaths == parsed)
+    #expect(options.renderPaths.unmetRequirements.isEmpty)
+    // Alone, a flag that requires another does nothing, and is left out.
+    options.renderPaths = flag
+    #expect(options.renderPaths == (RenderPaths.requires[flag] == nil ? flag : []))
+    options.renderPaths.insert(.dependents)
+    #expect(options.renderPaths.unmetRequirements.isEmpty)
+    options.renderPaths = flag.withRequirements
+    #expect(options.renderPaths == flag.withRequirements)
+    let templates = try ThemeTemplates(theme: Theme.load(overrides: nil))
+    let renderer = PageRenderer(templates: templates, paths: RenderPaths.all.subtracting(flag))
+    #expect(renderer.paths == parsed)
+  }
+
   @Test("an unknown name is an error naming it and the names known")
   func unknown() {
     #expect(throws: RenderPathsError.self) { try RenderPaths(parsing: "dependents,fast") }

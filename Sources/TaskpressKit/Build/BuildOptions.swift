@@ -125,8 +125,15 @@ public struct BuildOptions: Sendable, Equatable {
   /// The most bytes the photo cache holds; the entries used least recently go first.
   public var photoCacheSize: Int = 1 << 30
   /// The fast paths pages are rendered with (every one but in tests and debugging, where
-  /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``).
-  public var renderPaths: RenderPaths = .all
+  /// `TASKPRESS_RENDER` chooses; see ``RenderPaths``). Whatever set is given, the build's has
+  /// every requirement met: a flag that lacks what it requires (`RenderPaths.requires`) is left
+  /// out, as `TASKPRESS_RENDER`'s `no-NAME` leaves it out, and so are those that require it.
+  public var renderPaths: RenderPaths = .all {
+    didSet {
+      let met = renderPaths.withoutUnmetRequirements
+      if met != renderPaths { renderPaths = met }
+    }
+  }
   /// When the commit may publish a rebuild that changes most files as a new folder exchanged
   /// with the output folder (`FolderSwap`; `TASKPRESS_SWAP` for the CLI): the same bytes
   /// either way, `never` being the plain path.

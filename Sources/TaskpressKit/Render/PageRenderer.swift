@@ -20,9 +20,10 @@ struct PageRenderer: Sendable {
     self.init(templates: try ThemeTemplates(theme: theme), paths: paths)
   }
 
-  /// A renderer for `templates` with the fast paths `paths`.
+  /// A renderer for `templates` with the fast paths `paths`, less those that lack what they
+  /// require (`RenderPaths.withoutUnmetRequirements`), as a build's are.
   init(templates: ThemeTemplates, paths: RenderPaths) {
-    self.paths = paths
+    self.paths = paths.withoutUnmetRequirements
     self.templates = templates
     reference = ReferenceRenderer(templates: templates)
     sharing = templates.pairs.map { $0.body.escaping == .markdown ? MarkdownSharing() : nil }
