@@ -89,7 +89,9 @@ import Testing
       fileError?.description
         == "\(root)/index.html: is a symbolic link; taskpress does not write through links")
     let streamError = outputError {
-      try writer.add("todos/9.html") { try $0.write([1, 2, 3]) }
+      let file = try writer.openFile("todos/9.html")
+      try file.write([1, 2, 3])
+      try writer.add(file)
     }
     #expect(streamError?.reason == OutputError.symbolicLink)
     writer.abort()
@@ -120,9 +122,9 @@ import Testing
     let error = outputError { try writer.add("todos/3.html", bytes: big) }
     #expect(error?.description == "\(root)/todos/3.html: no space left on device")
     let streamError = outputError {
-      try writer.add("todos/4.html") { sink in
-        for _ in 0..<40 { try sink.write([UInt8](repeating: 1, count: 1 << 16)) }
-      }
+      let file = try writer.openFile("todos/4.html")
+      for _ in 0..<40 { try file.write([UInt8](repeating: 1, count: 1 << 16)) }
+      try writer.add(file)
     }
     #expect(streamError?.description == "\(root)/todos/4.html: no space left on device")
     writer.abort()

@@ -328,7 +328,9 @@ import Testing
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     try writer.add("index.html", bytes: Array("changed".utf8))
     try writer.add("new/page.html", bytes: Array("new".utf8))
-    try writer.add("todos/1.html", streaming: { try $0.write(Array("streamed".utf8)) })
+    let streamed = try writer.openFile("todos/1.html")
+    try streamed.write(Array("streamed".utf8))
+    try writer.add(streamed)
     writer.abort()
     #expect(Tree.snapshot(tmp.path) == before)
     #expect(folders.map(modificationTime) == times)
@@ -382,7 +384,7 @@ import Testing
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
     let size = 40 << 20
-    func produce(_ sink: ChunkSink, lastByte: UInt8) throws {
+    func produce(_ sink: StreamedFile, lastByte: UInt8) throws {
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       var state: UInt64 = 0x1234_5678
       var written = 0
@@ -398,9 +400,9 @@ import Testing
     }
     let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
     var hasher = SipHasher(key: writer.hashKey)
-    try writer.add("photos/big.bin") { sink in
-      try produce(sink, lastByte: 1)
-    }
+    let big = try writer.openFile("photos/big.bin")
+    try produce(big, lastByte: 1)
+    try writer.add(big)
     let summary = try writer.commit()
     #expect(summary.writtenPaths == ["photos/big.bin"])
     let bytes = try #require(readFile(root + "/photos/big.bin"))
@@ -413,17 +415,78 @@ import Testing
     try ageFile(root + "/photos/big.bin", by: 3)
     let aged = modificationTime(root + "/photos/big.bin")
     let again = try OutputWriter(root: root, interrupt: InterruptFlag())
-    try again.add("photos/big.bin") { try produce($0, lastByte: 1) }
+    let same = try again.openFile("photos/big.bin")
+    try produce(same, lastByte: 1)
+    try again.add(same)
     #expect(try again.commit().unchanged == 1)
     #expect(modificationTime(root + "/photos/big.bin") == aged)
 
     let changed = try OutputWriter(root: root, interrupt: InterruptFlag())
-    try changed.add("photos/big.bin") { try produce($0, lastByte: 2) }
+    let other = try changed.openFile("photos/big.bin")
+    try produce(other, lastByte: 2)
+    try changed.add(other)
     #expect(try changed.commit().written == 1)
     let last = try #require(readFile(root + "/photos/big.bin"))
     #expect(last.count == size)
     #expect(last.last == 2)
     #expect(Array(last.dropLast()) == Array(bytes.dropLast()))
+  }
+
+  @Test("a streamed file given up part way leaves nothing staged and its path free")
+  func streamGivenUp() throws {
+    struct Stopped: Error {}
+    let tmp = try TemporaryFolder()
+    defer { tmp.cleanUp() }
+    let root = tmp.sub("site")
+    try build(root, ["f.txt": "old contents", "index.html": "index"])
+    func stagedFiles() -> [String] {
+      let staging = stateFolder(root) + "/" + OutputWriter.stagingFolder
+      guard let walk = FileManager.default.enumerator(atPath: staging) else { return [] }
+      return walk.compactMap { $0 as? String }.filter { name in
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: staging + "/" + name, isDirectory: &isFolder)
+        return !isFolder.boolValue
+      }
+    }
+    // Given up by the code writing it, after its bytes left the old file's (so staged), in a
+    // new folder, and before any byte.
+    func giveUp(_ writer: OutputWriter) throws {
+      #expect(throws: Stopped.self) {
+        let file = try writer.openFile("f.txt")
+        try file.write(Array("old".utf8))
+        try file.write(Array(" and new".utf8))
+        throw Stopped()
+      }
+      #expect(throws: Stopped.self) {
+        let file = try writer.openFile("new/big.bin")
+        try file.write([UInt8](repeating: 7, count: 200 << 10))
+        throw Stopped()
+      }
+      #expect(throws: Stopped.self) {
+        _ = try writer.openFile("empty.txt")
+        throw Stopped()
+      }
+      #expect(stagedFiles().isEmpty)
+    }
+    let before = Tree.snapshot(tmp.path)
+    let aborted = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try giveUp(aborted)
+    aborted.abort()
+    #expect(Tree.snapshot(tmp.path) == before)
+
+    let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
+    try giveUp(writer)
+    // The paths are free: added again, and only that is committed.
+    let again = try writer.openFile("f.txt")
+    try again.write(Array("fresh".utf8))
+    try writer.add(again)
+    try writer.add("index.html", bytes: Array("index".utf8))
+    #expect(outputError { try writer.add(again) } != nil)
+    #expect(outputError { try again.write(Array("late".utf8)) } != nil)
+    let summary = try writer.commit()
+    #expect(summary.writtenPaths == ["f.txt"])
+    #expect(
+      Tree.contents(root) == ["f.txt": Array("fresh".utf8), "index.html": Array("index".utf8)])
   }
 
   @Test("a stream shorter or longer than the file on disk replaces it")
@@ -433,9 +496,9 @@ import Testing
     let root = tmp.sub("site")
     func stream(_ text: String) throws -> OutputSummary {
       let writer = try OutputWriter(root: root, interrupt: InterruptFlag())
-      try writer.add("f.txt") { sink in
-        for byte in text.utf8 { try sink.write([byte]) }
-      }
+      let file = try writer.openFile("f.txt")
+      for byte in text.utf8 { try file.write([byte]) }
+      try writer.add(file)
       return try writer.commit()
     }
     for text in ["abcdef", "abc", "abcdefgh", "", "abcdefgh"] {

@@ -106,9 +106,9 @@ extension Build {
     if let history = report.todoHistory {
       // Streamed (the plain twin: made whole, then added), as the data copies are.
       if renderer.paths.contains(.streamedData) {
-        try writer.add("data/" + TodoHistory.fileName) { sink in
-          try history.write(to: sink.write)
-        }
+        let file = try writer.openFile("data/" + TodoHistory.fileName)
+        try history.write(to: file.write)
+        try writer.add(file)
       } else {
         try writer.add("data/" + TodoHistory.fileName, bytes: history.bytes)
       }

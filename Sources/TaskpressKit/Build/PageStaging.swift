@@ -138,11 +138,11 @@ extension Build {
             if case .todoJSON = queue[index] {
               if renderer.paths.contains(.streamedData) {
                 let (rows, positions) = (plan.todos, Array(plan.todoPositionsByPK))
-                try writer.add("data/todos.json") { sink in
-                  try DataExport.todosJSON(rows, at: positions, strings: strings, dueDates: due) {
-                    try sink.write(UnsafeRawBufferPointer($0))
-                  }
+                let file = try writer.openFile("data/todos.json")
+                try DataExport.todosJSON(rows, at: positions, strings: strings, dueDates: due) {
+                  try file.write(UnsafeRawBufferPointer($0))
                 }
+                try writer.add(file)
               } else {
                 try writer.add(
                   "data/todos.json",
@@ -152,12 +152,12 @@ extension Build {
               let bom = plainContext.csvByteOrderMark
               if renderer.paths.contains(.streamedData) {
                 let (rows, positions) = (plan.todos, Array(plan.todoPositionsByPK))
-                try writer.add("data/todos.csv") { sink in
-                  if bom { try DataExport.byteOrderMark.withUnsafeBytes { try sink.write($0) } }
-                  try DataExport.todosCSV(rows, at: positions, strings: strings, dueDates: due) {
-                    try sink.write(UnsafeRawBufferPointer($0))
-                  }
+                let file = try writer.openFile("data/todos.csv")
+                if bom { try DataExport.byteOrderMark.withUnsafeBytes { try file.write($0) } }
+                try DataExport.todosCSV(rows, at: positions, strings: strings, dueDates: due) {
+                  try file.write(UnsafeRawBufferPointer($0))
                 }
+                try writer.add(file)
               } else {
                 try writer.add(
                   "data/todos.csv",

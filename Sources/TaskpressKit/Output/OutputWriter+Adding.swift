@@ -73,22 +73,31 @@ extension OutputWriter {
     }
   }
 
-  /// Adds the file `path` whose bytes `produce` writes to a `ChunkSink` in pieces, so that a
-  /// large file (a photo streamed from a database) never has to be in memory at once.
+  /// Opens the file `path` to be given in pieces, so that a large file (a data copy of a
+  /// million to-dos) never has to be in memory at once: write its bytes into the returned file
+  /// (`StreamedFile.write`), then hand it back with ``add(_:)-(StreamedFile)``. A file let go
+  /// of before it is handed back (the code writing it threw) leaves nothing staged and its path
+  /// free; the build fails or aborts as with any other error.
   ///
-  /// Memory use is bounded by the chunk sizes, not the file size. When the bytes turn out to be
-  /// those already on disk, nothing is written.
-  public func add(_ path: String, streaming produce: (ChunkSink) throws -> Void) throws {
-    let slot = try reserve(path)
-    var sink: ChunkSink?
+  /// Memory use is bounded by the pieces' sizes, not the file size. When the bytes turn out to
+  /// be those already on disk, nothing is written. See ``add(_:bytes:)`` for the errors.
+  public func openFile(_ path: String) throws -> StreamedFile {
+    // Should the file fail to open, it is given up as it goes (`StreamedFile.deinit`): the
+    // path is given back there.
+    try StreamedFile(writer: self, slot: try reserve(path))
+  }
+
+  /// Adds `file`, opened by ``openFile(_:)`` and written: the file with the bytes written into
+  /// it. When this fails, the file is given up (nothing of it staged, its path free).
+  public func add(_ file: StreamedFile) throws {
+    guard file.isOpen else {
+      throw OutputError(path: display(file.slot.path), reason: "was added twice in one build")
+    }
     do {
-      let opened = try ChunkSink(writer: self, slot: slot)
-      sink = opened
-      try produce(opened)
-      record(slot, try opened.finish())
+      record(file.slot, try file.finish())
     } catch {
-      sink?.discard()
-      release(slot)
+      file.discard()
+      release(file.slot)
       throw error
     }
   }

@@ -4,17 +4,26 @@
   import Darwin
 #endif
 
-/// Receives the bytes of one file in pieces, for `OutputWriter.add(_:streaming:)`.
+/// A file given to the writer in pieces (`OutputWriter.openFile(_:)`): the caller writes its
+/// bytes into it, then hands it back with `OutputWriter.add(_:)`. Nothing of the caller's runs
+/// inside the writer: the writer takes the pieces as data, one call at a time.
 ///
 /// While the pieces equal the file already on disk, nothing is written; at the first
 /// difference the file is staged (the equal prefix copied from the old file). Memory stays
 /// bounded by two 64 KiB buffers, whatever the size of the file.
-public final class ChunkSink {
-  private unowned let writer: OutputWriter
-  private let slot: OutputWriter.Slot
+///
+/// A file let go of without being handed back (the code writing it threw, or a write failed)
+/// is given up: its partly written staging file is removed and its path given back, as if it
+/// had never been opened. It is used by one thread at a time.
+public final class StreamedFile {
+  /// Keeps the writer (and its staging) alive until the file is handed back or given up.
+  private let writer: OutputWriter
+  let slot: OutputWriter.Slot
   private var path: String { slot.path }
   private var hasher: SipHasher
   private var size = 0
+  /// Whether the file still takes pieces: not yet handed back.
+  private(set) var isOpen = true
 
   /// The file already at the path, read alongside to find out whether anything changed.
   private var existingFD: Int32 = -1
@@ -31,7 +40,7 @@ public final class ChunkSink {
     self.slot = slot
     hasher = SipHasher(key: writer.hashKey)
     ownedByTaskpress = writer.previous.files[slot.path] != nil
-    // Should anything below throw, deinit still runs and frees `buffer`.
+    // Should anything below throw, deinit still runs: it frees `buffer` and gives the file up.
     buffer = .allocate(byteCount: OutputWriter.chunkSize, alignment: 16)
     if let existing = try writer.existingTarget(slot) {
       defer { existing.folder.release() }
@@ -47,11 +56,20 @@ public final class ChunkSink {
 
   deinit {
     buffer.deallocate()
-    discard()
+    if isOpen {
+      // Given up: the staging file removed, the path given back.
+      discard()
+      writer.release(CollectionOfOne(slot))
+    }
   }
 
   /// Appends the bytes of `chunk` to the file.
+  /// - Throws: `OutputError` naming the file: a full disk, a file in the way that taskpress did
+  ///   not write, a file written after it was handed back.
   public func write(_ chunk: UnsafeRawBufferPointer) throws {
+    guard isOpen else {
+      throw OutputError(path: writer.display(path), reason: "written after it was added")
+    }
     hasher.update(chunk)
     if existingFD >= 0 {
       if try existingContinues(with: chunk) {
@@ -71,8 +89,10 @@ public final class ChunkSink {
 
   // MARK: - Internals used by OutputWriter
 
-  /// Completes the file: it is either unchanged or fully staged.
+  /// Completes the file: it is either unchanged or fully staged. Once only, by the writer
+  /// (`OutputWriter.add(_:)`), which records or gives up the file after it.
   func finish() throws -> OutputWriter.Staged {
+    isOpen = false
     let hash = hasher.finalize()
     if existingFD >= 0 {
       var probe: UInt8 = 0

@@ -33,7 +33,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// such a rebuild reads the databases for their warnings.
   public static let recordedWarnings = RenderPaths(rawValue: 1 << 5)
   /// The to-dos' data copies go to the output 64 KiB at a time as they are written
-  /// (`OutputWriter.add(_:streaming:)`); off, each is made whole in memory, then added.
+  /// (`OutputWriter.openFile(_:)`); off, each is made whole in memory, then added.
   public static let streamedData = RenderPaths(rawValue: 1 << 6)
   /// A rebuild renders only the pages whose fingerprint (`PageFingerprints`) differs from the
   /// one recorded by the build that wrote the site, and keeps the others' files; off, every
