@@ -128,8 +128,10 @@ import Testing
     }
     let writer = try OutputWriter(root: site)
     #expect(writer.recordsHeader == nil)
-    #expect(writer.previousInputs() == nil)
-    #expect(writer.previousStateFile(besideManifest: FingerprintRecord.fileName) == nil)
+    let records = LastRecords(writer: writer)
+    #expect(records.header == nil)
+    #expect(records.inputs == nil)
+    #expect(records.pages(rows: true).fingerprints == nil)
     writer.abort()
     // Only the index of the second build: the first build's records under it are ignored.
     _ = try IncrementalTests.build(inputs.options)
@@ -140,7 +142,7 @@ import Testing
     try fingerprints.write(to: URL(fileURLWithPath: state + "/" + FingerprintRecord.fileName))
     let reader = try OutputWriter(root: site)
     #expect(reader.recordsHeader != nil)
-    #expect(reader.previousStateFile(besideManifest: FingerprintRecord.fileName) == nil)
+    #expect(LastRecords(writer: reader).pages(rows: true).fingerprints == nil)
     reader.abort()
     // The plain path: every page rendered, and the site a cold build's.
     let before = folder.sub("before")

@@ -289,23 +289,24 @@ import Testing
     #expect(Tree.contents(root) == site.mapValues { Array($0.utf8) })
   }
 
-  @Test("the unverified record of inputs is what the state folder holds, or nil")
+  @Test("the unverified inputs key is what the state folder holds; the locked read checks it")
   func unverifiedInputs() throws {
     let tmp = try TemporaryFolder()
     defer { tmp.cleanUp() }
     let root = tmp.sub("site")
-    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == nil)
+    #expect(LastRecords.unverifiedInputsKey(ofOutput: root) == nil)
     try build(root, site)
-    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == nil)
+    #expect(LastRecords.unverifiedInputsKey(ofOutput: root) == nil)
     let writer = try OutputWriter(root: root)
     writer.recordInputs("key one\n3\n0\n")
     writer.abort()
-    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == "key one\n3\n0\n")
-    #expect(try OutputWriter(root: root).previousInputs() == "key one\n3\n0\n")
+    let recorded = try #require(InputsRecord("key one\n3\n0\n"))
+    #expect(LastRecords.unverifiedInputsKey(ofOutput: root) == "key one")
+    #expect(try LastRecords(writer: OutputWriter(root: root)).inputs == recorded)
     // A record of another manifest: a writer ignores it, the guess does not.
     try build(root, ["index.html": "new home"])
-    #expect(OutputWriter.unverifiedInputs(ofOutput: root) == "key one\n3\n0\n")
-    #expect(try OutputWriter(root: root).previousInputs() == nil)
+    #expect(LastRecords.unverifiedInputsKey(ofOutput: root) == "key one")
+    #expect(try LastRecords(writer: OutputWriter(root: root)).inputs == nil)
     #expect(InputsRecord.key(of: "key one\n3\n0\n") == "key one")
   }
 }

@@ -69,7 +69,7 @@ extension Build.BuildRun {
     if cardImage != nil {
       let card = try Build.stageSocialCard(
         changesContext.socialCardSummary, writer: writer,
-        recorded: renderer.paths.contains(.recordedCard))
+        recorded: renderer.paths.contains(.recordedCard) ? lastBuild.records : nil)
       (records.card, summary.socialCardRendered) = (card.record, card.rendered)
       if let warning = card.warning {
         reporter.warning(warning)
@@ -112,7 +112,8 @@ extension Build.BuildRun {
       startsTodoHistories: startsTodoHistories, socialCard: cardImage != nil)
     threads.checking.wait()
     let last =
-      threads.lastPages.withLock { $0.take() } ?? LastPages(writer: writer, paths: renderer.paths)
+      threads.lastPages.withLock { $0.take() }
+      ?? LastPages(lastBuild.records, writer: writer, paths: renderer.paths)
     let staged = try Build.stagePages(
       pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
       staging: threads.staging,

@@ -109,7 +109,6 @@ extension Build.BuildRun {
     read.comparesTodos = renderer.paths.contains(.earlyTodoDiff) && read.data.hasTodos
     if !read.unchanged {
       (read.previous, read.differing) = try lastBuild.take(
-        recordsHeader: writer.recordsHeader,
         comparingWith: read.comparesTodos ? read.data.packedTodos : nil,
         copyReader: renderer.paths.contains(.copyReader), key: writer.hashKey)
     }
@@ -136,10 +135,11 @@ extension Build.BuildRun {
       photosKey, prepared.photoSettings, prepared.photoCache, prepared.jobs
     )
     let staging = threads.staging
+    let last = lastBuild.records
     let stagePhotos: @Sendable () -> Void = {
       do {
         if let recorded = try Build.recordedPhotos(
-          key: photosKey, options: options, settings: settings, writer: writer)
+          key: photosKey, last: last, options: options, settings: settings, writer: writer)
         {
           threads.reusedPhotos.withLock { $0 = recorded }
           threads.photoWarnings.withLock { $0 = (recorded.warnings, 0) }

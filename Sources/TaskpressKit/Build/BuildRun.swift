@@ -57,7 +57,7 @@ extension Build {
     let writer: OutputWriter
     /// The key of this build's inputs, under the folder's key, with the history limit.
     let inputs: String
-    /// What the last build recorded of its inputs.
+    /// What the last build recorded of its inputs (`LastBuild.records`).
     let previousRecord: InputsRecord?
     /// Whether the inputs are not the recorded ones (a guess, made before the output folder is
     /// opened): the to-dos, the last build and its files are read from the start.
@@ -125,10 +125,11 @@ extension Build {
       let guessedInputs = OutputWriter.unverifiedKey(ofOutput: options.output).map {
         $0.hash(inputsDescription).hex + historyLimit
       }
+      // Read before the lock on purpose, for this guess only: whether the build stops is
+      // decided by the record read again under the lock (`LastBuild.load(from:)`).
       let readsEarly =
         options.previous != nil || guessedInputs == nil
-        || OutputWriter.unverifiedInputs(ofOutput: options.output).map(InputsRecord.key(of:))
-          != guessedInputs
+        || LastRecords.unverifiedInputsKey(ofOutput: options.output) != guessedInputs
       self.readsEarly = readsEarly
       let lastBuild = LastBuild(options)
       self.lastBuild = lastBuild
@@ -145,14 +146,18 @@ extension Build {
       self.writer = writer
       // The key of the inputs, under the folder's key (known now), of what was taken above.
       inputs = writer.hashKey.hash(inputsDescription).hex + historyLimit
-      previousRecord = writer.previousInputs().flatMap(InputsRecord.init)
+      // The last build's records, read once, now that the folder is locked and its manifest
+      // loaded: under the records in force for it. The rest of the build takes them from
+      // `lastBuild.records`.
+      let records = lastBuild.load(from: writer)
+      previousRecord = records.inputs
       // What the last build left to keep its pages by, and which of its files changed: in a
       // build that reads its sources, looked at while they are read, else when the pages are
       // staged. The writer is not let go of (nor aborted) before this is done.
       let paths = prepared.renderer.paths
       if readsEarly, paths.contains(.earlyFileCheck) {
         DispatchQueue.global().async(group: threads.checking) {
-          let found = LastPages(writer: writer, paths: paths)
+          let found = LastPages(records, writer: writer, paths: paths)
           threads.lastPages.withLock { $0 = found }
         }
       }

@@ -21,13 +21,14 @@ extension Build {
   /// when this build's photos are provably those: the recorded key is `key`, the possessions
   /// database was not written since `key` was taken (its rows are read), the renditions were
   /// made by this libvips (when there are any: libvips is loaded only then), and every recorded
-  /// file is as the writer left it. Nil, with nothing added, otherwise.
+  /// file is as the writer left it. Nil, with nothing added, otherwise. The record is taken
+  /// from `last`, the records the last build left (`LastBuild.records`).
   static func recordedPhotos(
-    key: String?, options: BuildOptions, settings: PhotoSettings, writer: OutputWriter
+    key: String?, last: LastRecords, options: BuildOptions, settings: PhotoSettings,
+    writer: OutputWriter
   ) throws -> PhotoRecord? {
     guard options.renderPaths.contains(.recordedPhotos), let key,
-      let bytes = writer.previousStateFile(besideManifest: PhotoRecord.fileName),
-      let record = PhotoRecord(bytes: bytes), record.key == key,
+      let record = last.photos(), record.key == key,
       photosKey(options, settings: settings, key: writer.hashKey) == key,
       record.vipsVersion.map({ $0 == Vips.version }) ?? true,
       try writer.keepAll(record.paths)

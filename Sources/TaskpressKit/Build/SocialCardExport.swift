@@ -37,16 +37,17 @@ extension Build {
 
   /// Adds `cards/summary.png`, the card of `summary`, to `writer`: the file the last build left,
   /// neither rendered nor read, when that build recorded the same SVG rendered by this libvips
-  /// (and `recorded`, the fast path, is on) and the file is as it left it; else rendered from
+  /// (in `recorded`, the records it left, given when the fast path is on) and the file is as it
+  /// left it; else rendered from
   /// the SVG (and written only when its bytes changed). Returns the record to keep beside the
   /// manifest, and whether the card was rendered; a card libvips cannot render is a warning, and
   /// no card.
   static func stageSocialCard(
-    _ summary: SocialCard.Summary, writer: OutputWriter, recorded: Bool
+    _ summary: SocialCard.Summary, writer: OutputWriter, recorded: LastRecords?
   ) throws -> (record: [UInt8]?, rendered: Bool, warning: BuildWarning?) {
     let svg = Array(SocialCard.svg(summary).utf8)
     let record = cardRecordBytes(svgHash: writer.hashKey.hash(svg), vipsVersion: Vips.version)
-    if recorded, writer.previousStateFile(besideManifest: cardRecordName) == record,
+    if let recorded, recorded.card() == record,
       try writer.keepAll([SocialCard.path])
     {
       return (record, false, nil)

@@ -73,12 +73,6 @@ extension OutputWriter {
 
   // MARK: - The state a later build reads
 
-  /// The state file `name` as the previous build's commit recorded it (`StateRecords`); nil
-  /// when there is none, or it is not of the records in force for the manifest on disk.
-  func previousStateFile(besideManifest name: String) -> [UInt8]? {
-    previousRecord(name)
-  }
-
   static func readStateFile(_ folderFD: Int32, _ name: String) -> [UInt8]? {
     let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }

@@ -34,36 +34,23 @@ extension OutputWriter {
       Self.stampedFileName, Array((manifestHash.hex + "\n" + String(openedAt)).utf8))
   }
 
-  /// What `Build` recorded of the inputs of the previous build (the state folder's `inputs`), when
-  /// that record is of the records in force for the manifest on disk (`StateRecords`).
-  public func previousInputs() -> String? {
-    previousRecord(Self.inputsName).map { String(decoding: $0, as: UTF8.self) }
-  }
-
-  /// The record of inputs in the state folder of the output folder `output` as it stands, read
-  /// before the folder is opened and locked, and without the check that it belongs to the
-  /// manifest there: only a guess at what `previousInputs()` will give, for deciding what to
-  /// start early. Nil when there is none.
-  public static func unverifiedInputs(ofOutput output: String) -> String? {
+  /// The state file `name` of the output folder `output` as it stands, read before the folder
+  /// is opened and locked, and without the check that it belongs to the manifest there: only
+  /// for a guess (`LastRecords.unverifiedInputsKey(ofOutput:)`), never for what a build keeps.
+  /// Nil when there is none.
+  static func unverifiedStateFile(_ name: String, ofOutput output: String) -> [UInt8]? {
     guard let statePath = stateFolder(ofOutput: output) else { return nil }
     let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard stateFD >= 0 else { return nil }
     defer { close(stateFD) }
-    guard let bytes = readSmallFile(stateFD, inputsName),
-      let newline = bytes.firstIndex(of: UInt8(ascii: "\n"))
-    else { return nil }
-    return String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+    return readSmallFile(stateFD, name)
   }
 
   /// The key in the state folder of the output folder `output` as it stands, read before the
-  /// folder is opened and locked: only for a guess, as `unverifiedInputs(ofOutput:)`. Nil when
-  /// there is none.
+  /// folder is opened and locked: only for a guess, as `unverifiedStateFile(_:ofOutput:)`. Nil
+  /// when there is none.
   public static func unverifiedKey(ofOutput output: String) -> HashKey? {
-    guard let statePath = stateFolder(ofOutput: output) else { return nil }
-    let stateFD = open(statePath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard stateFD >= 0 else { return nil }
-    defer { close(stateFD) }
-    return readSmallFile(stateFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
+    unverifiedStateFile(HashKey.fileName, ofOutput: output).flatMap(HashKey.init(bytes:))
   }
 
   /// Records `inputs` for the manifest on disk, for a build that stops without a commit (the

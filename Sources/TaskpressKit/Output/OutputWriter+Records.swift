@@ -16,7 +16,8 @@ extension OutputWriter {
   }
 
   /// The record `name` as the previous build's commit left it for the manifest on disk; nil when
-  /// there is none, or it is not of the records in force (`recordsHeader`).
+  /// there is none, or it is not of the records in force (`recordsHeader`). Bytes only: what
+  /// they say is read by `LastRecords`, the one reader of the records.
   func previousRecord(_ name: String) -> [UInt8]? {
     let stateFD = state.withLock { $0.stateFolderFD }
     guard recordsHeader != nil, stateFD >= 0, let bytes = Self.readStateFile(stateFD, name)

@@ -19,18 +19,15 @@ struct LastPages: Sendable {
   /// Nothing recorded: every page rendered.
   init() {}
 
-  /// Reads what the last build recorded beside the manifest of `writer`'s folder, for a build
-  /// with `paths`, and checks its files when they are carried over.
-  init(writer: OutputWriter, paths: RenderPaths) {
-    guard paths.contains(.incremental),
-      let fingerprints = writer.previousStateFile(besideManifest: FingerprintRecord.fileName)
-        .flatMap(FingerprintRecord.init(bytes:))
-    else { return }
+  /// Takes what the last build recorded beside the manifest of `writer`'s folder (`records`,
+  /// read for this build by `LastBuild`), for a build with `paths`, and checks its files when
+  /// they are carried over.
+  init(_ records: LastRecords, writer: OutputWriter, paths: RenderPaths) {
+    guard paths.contains(.incremental) else { return }
+    let recorded = records.pages(rows: paths.contains(.dependents))
+    guard let fingerprints = recorded.fingerprints else { return }
     self.fingerprints = fingerprints
-    if paths.contains(.dependents) {
-      rows = writer.previousStateFile(besideManifest: RowRecord.fileName).flatMap(
-        RowRecord.init(bytes:))
-    }
+    rows = recorded.rows
     if paths.contains(.carryOver) {
       changedFiles = Set(
         writer.previousFilesChanged().map(PathKeys.Keying.fingerprintRecord.key(of:)))

@@ -278,21 +278,40 @@ struct PreviousBuild: Sendable, Equatable {
   }
 }
 
-/// The last build as this build compares with it, read once after the output folder is locked:
-/// its data copies, snapshots and history (`Build.readPrevious`), read again under the records
-/// in force for the manifest when those it was read under are not, and the to-dos of the copy
-/// the last build recorded (only the rows that differ from this build's, when it can).
+/// The last build, read once after the output folder is locked: the records its commit left in
+/// the state folder (`LastRecords`: the inputs, photos, fingerprints, rows and card, under the
+/// records in force for the manifest), which the build's parts take from here (`records`); and
+/// the last build as this build compares with it: its data copies, snapshots and history
+/// (`Build.readPrevious`), read again under the records in force for the manifest when those it
+/// was read under are not, and the to-dos of the copy the last build recorded (only the rows
+/// that differ from this build's, when it can).
 ///
-/// A build that reads early starts the reading on a thread of its own as soon as the folder is
-/// locked, beside the loading of the manifest (`start`); another reads it on its own thread
-/// while the to-dos are read (`read`). Either way the build takes it once (`take`), after its
-/// sources, whose errors come first.
+/// A build that reads early starts the reading of the data on a thread of its own as soon as
+/// the folder is locked, beside the loading of the manifest (`start`); another reads it on its
+/// own thread while the to-dos are read (`read`). Either way the build takes it once (`take`),
+/// after its sources, whose errors come first. The records are read once the manifest is
+/// loaded (`load(from:)`), whose header they are read under.
 final class LastBuild: Sendable {
   private let options: BuildOptions
   private let result = Mutex<Result<PreviousBuild, any Error>?>(nil)
+  private let loaded = Mutex<LastRecords?>(nil)
 
   init(_ options: BuildOptions) {
     self.options = options
+  }
+
+  /// Reads the records the last build's commit left for the manifest `writer` loaded (the
+  /// folder locked): once, before any part of the build asks for them (`records`).
+  @discardableResult
+  func load(from writer: OutputWriter) -> LastRecords {
+    let records = LastRecords(writer: writer)
+    loaded.withLock { $0 = records }
+    return records
+  }
+
+  /// The records read by `load(from:)`; none before it.
+  var records: LastRecords {
+    loaded.withLock { $0 } ?? LastRecords()
   }
 
   /// Starts reading it on a thread of `group`.
@@ -313,12 +332,13 @@ final class LastBuild: Sendable {
   /// The last build as read (an empty one when it was not read), and the positions in `rows`
   /// of the to-dos that differ from those of the recorded copy, when only those of it were
   /// read (`TodoCopy.differingRows`; nil when the whole copy was read). A build given no
-  /// `--previous` whose read used state records other than `recordsHeader` (those in force for
-  /// the manifest, `OutputWriter.recordsHeader`) reads it again under those.
+  /// `--previous` whose read used state records other than those in force for the manifest
+  /// (`records.header`, `OutputWriter.recordsHeader`) reads it again under those.
   /// - Throws: the read's error.
   func take(
-    recordsHeader: [UInt8]?, comparingWith rows: TodoRows?, copyReader: Bool, key: HashKey
+    comparingWith rows: TodoRows?, copyReader: Bool, key: HashKey
   ) throws -> (previous: PreviousBuild, differing: [Int]?) {
+    let recordsHeader = records.header
     // Moved out of the result, so that no copy of its rows outlives `previous`.
     var previous = try result.withLock { $0.take() }?.get() ?? PreviousBuild()
     if options.previous == nil, let used = previous.recordsHeader, used != recordsHeader {
