@@ -76,6 +76,39 @@ import Testing
     #expect(leftovers.isEmpty, "\(leftovers)")
   }
 
+  @Test("the records are read back by LastRecords, each as the commit wrote it")
+  func readBack() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let inputs = try IncrementalTests.Inputs(folder)
+    _ = try IncrementalTests.build(inputs.options)
+    let state = try #require(OutputWriter.stateFolder(ofOutput: inputs.options.output))
+    let writer = try OutputWriter(root: inputs.options.output)
+    defer { writer.abort() }
+    let records = LastRecords(writer: writer)
+    let header = try #require(records.header)
+    #expect(header == writer.recordsHeader)
+    func body(_ name: String) -> [UInt8]? {
+      FileManager.default.contents(atPath: state + "/" + name)
+        .flatMap { StateRecords.body(Array($0), header: header) }
+    }
+    let inputsRecord = try #require(records.inputs)
+    #expect(
+      body(OutputWriter.inputsName).map { String(decoding: $0, as: UTF8.self) }
+        .flatMap(InputsRecord.init) == inputsRecord)
+    let pages = records.pages(rows: true)
+    #expect(pages.fingerprints != nil)
+    #expect(
+      pages.fingerprints == body(FingerprintRecord.fileName).flatMap(FingerprintRecord.init(bytes:))
+    )
+    #expect(pages.rows != nil)
+    #expect(pages.rows == body(RowRecord.fileName).flatMap(RowRecord.init(bytes:)))
+    #expect(records.pages(rows: false).rows == nil)
+    #expect(records.photos() == body(PhotoRecord.fileName).flatMap(PhotoRecord.init(bytes:)))
+    #expect(records.card() == body(Build.cardRecordName))
+    #expect(LastRecords().inputs == nil && LastRecords().pages(rows: true).fingerprints == nil)
+  }
+
   @Test("a build stopped among its record writes is followed by a rebuild equal to a cold build")
   func stoppedAmongRecords() throws {
     let folder = try TemporaryFolder()

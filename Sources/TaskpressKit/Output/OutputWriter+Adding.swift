@@ -75,9 +75,9 @@ extension OutputWriter {
 
   /// Opens the file `path` to be given in pieces, so that a large file (a data copy of a
   /// million to-dos) never has to be in memory at once: write its bytes into the returned file
-  /// (`StreamedFile.write`), then hand it back with ``add(_:)-(StreamedFile)``. A file let go
-  /// of before it is handed back (the code writing it threw) leaves nothing staged and its path
-  /// free; the build fails or aborts as with any other error.
+  /// (`StreamedFile.write`), then hand it back with `add(_:)`. A file let go of before it is
+  /// handed back (the code writing it threw) leaves nothing staged and its path free; the build
+  /// fails or aborts as with any other error.
   ///
   /// Memory use is bounded by the pieces' sizes, not the file size. When the bytes turn out to
   /// be those already on disk, nothing is written. See ``add(_:bytes:)`` for the errors.
