@@ -127,6 +127,8 @@ extension Build {
       var output = RenderBuffer(capacity: 256 << 10)
       var ends: [Int] = []
       while true {
+        // The photos' work first (`RenderPaths.sharedPhotoWork`; none is handed out without).
+        shared.helpWithPhotos()
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
         do {
