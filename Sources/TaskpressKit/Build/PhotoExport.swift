@@ -19,7 +19,7 @@ extension Build {
     let published =
       try staging.map { staging in
         try publisher.publish(
-          possessions,
+          possessions, jobs: jobs,
           sharing: PhotoPublisher.SharedWork(
             add: { staging.addPhotoWork($0) }, finish: { staging.finishPhotoWork() }),
           stopping: stopping)

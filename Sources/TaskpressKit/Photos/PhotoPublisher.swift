@@ -160,10 +160,15 @@ final class PhotoPublisher: Sendable {
   /// a group of photos, names the groups read so far in the possessions' order (the names
   /// depend on that order: the first of two photos whose hashes collide keeps the plain name),
   /// and publishes those named; each photo to decode is a piece of its own.
+  ///
+  /// No more than `jobs` photos are decoded at once, as without sharing: a thread that takes a
+  /// photo to decode beyond that waits for one of them (the cores are busy decoding), so that
+  /// the memory they take does not grow with the threads.
   func publish(
-    _ possessions: [Possession], sharing work: SharedWork,
+    _ possessions: [Possession], jobs: Int, sharing work: SharedWork,
     stopping: @escaping @Sendable () -> Bool
   ) throws -> (photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+    let decoding = DispatchSemaphore(value: max(1, jobs))
     // Groups of up to `piecePhotos` photos, and of at most `bufferLimit` bytes held.
     var groups: [[(id: Int64, photo: PhotoInfo)]] = [[]]
     var held: Int64 = 0
@@ -207,6 +212,8 @@ final class PhotoPublisher: Sendable {
               shared.withLock { $0.stopped = true }
               return
             }
+            decoding.wait()
+            defer { decoding.signal() }
             do {
               let outcome = try makeRenditions(photo, name: name)
               shared.withLock { $0.outcomes[name] = outcome }
