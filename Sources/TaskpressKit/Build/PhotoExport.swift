@@ -21,7 +21,7 @@ extension Build {
         try publisher.publish(
           possessions, jobs: jobs,
           sharing: PhotoPublisher.SharedWork(
-            add: { staging.addPhotoWork($0) }, finish: { staging.finishPhotoWork() }),
+            add: { staging.addPhotoWork($0, first: $1) }, finish: { staging.finishPhotoWork() }),
           stopping: stopping)
       } ?? publisher.publish(possessions, jobs: jobs, stopping: stopping)
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)

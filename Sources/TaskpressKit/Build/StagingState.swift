@@ -85,10 +85,18 @@ extension Build {
     /// Adds pieces of the photos' work, which any thread may run (`runPhotoPiece`): the photo
     /// thread, and the page threads before their next page (`helpWithPhotos`) and while they
     /// wait for the photos.
-    func addPhotoWork(_ pieces: [@Sendable () -> Void]) {
+    /// With `first`, they are taken before the pieces waiting (those that publish what is held
+    /// in memory go before those that read more).
+    func addPhotoWork(_ pieces: [@Sendable () -> Void], first: Bool = false) {
       guard !pieces.isEmpty else { return }
       condition.lock()
-      state.withLock { $0.pieces += pieces.map { Optional($0) } }
+      state.withLock { state in
+        if first {
+          state.pieces.insert(contentsOf: pieces.map { Optional($0) }, at: state.nextPiece)
+        } else {
+          state.pieces += pieces.map { Optional($0) }
+        }
+      }
       condition.broadcast()
       condition.unlock()
     }

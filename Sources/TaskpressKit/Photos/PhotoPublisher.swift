@@ -122,10 +122,11 @@ final class PhotoPublisher: Sendable {
   // MARK: - Shared work
 
   /// The photos' pieces of work handed out to whatever threads take them
-  /// (`RenderPaths.sharedPhotoWork`): `add` adds pieces any thread may run, `finish` runs
-  /// them on this thread too and returns once every piece added has run.
+  /// (`RenderPaths.sharedPhotoWork`): `add` adds pieces any thread may run (with `true`, before
+  /// those waiting), `finish` runs them on this thread too and returns once every piece added
+  /// has run.
   struct SharedWork: Sendable {
-    var add: @Sendable ([@Sendable () -> Void]) -> Void
+    var add: @Sendable ([@Sendable () -> Void], Bool) -> Void
     var finish: @Sendable () -> Void
   }
 
@@ -205,27 +206,29 @@ final class PhotoPublisher: Sendable {
         shared.withLock { $0.outcomes[name] = .success(kept) }
       } else {
         let photo = read.photo
-        work.add([
-          { [self] in
-            guard !shouldStop() else { return }
-            if stopping() {
-              shared.withLock { $0.stopped = true }
-              return
+        work.add(
+          [
+            { [self] in
+              guard !shouldStop() else { return }
+              if stopping() {
+                shared.withLock { $0.stopped = true }
+                return
+              }
+              decoding.wait()
+              defer { decoding.signal() }
+              do {
+                let outcome = try makeRenditions(photo, name: name)
+                shared.withLock { $0.outcomes[name] = outcome }
+              } catch {
+                failed(error)
+              }
             }
-            decoding.wait()
-            defer { decoding.signal() }
-            do {
-              let outcome = try makeRenditions(photo, name: name)
-              shared.withLock { $0.outcomes[name] = outcome }
-            } catch {
-              failed(error)
-            }
-          }
-        ])
+          ], true)
       }
     }
-    /// Reads and hashes group `index`, names every group read whose turn it is, and
-    /// publishes the photos those name for the first time.
+    /// Reads and hashes group `index`, and names every group read whose turn it is; the
+    /// photos those name for the first time are published by a piece of their own, taken
+    /// before any other group is read (what is read is held only until it is published).
     @Sendable func readGroup(_ index: Int) {
       guard !shouldStop() else { return }
       do {
@@ -265,15 +268,27 @@ final class PhotoPublisher: Sendable {
           }
           return fresh
         }
-        for (read, name) in fresh {
-          try publishNamed(read, name: name)
-        }
+        // A piece for each group's worth, so that a backlog is published on every thread.
+        work.add(
+          stride(from: 0, to: fresh.count, by: Self.piecePhotos).map { start in
+            let part = fresh[start..<min(start + Self.piecePhotos, fresh.count)]
+            return {
+              guard !shouldStop() else { return }
+              do {
+                for (read, name) in part {
+                  try publishNamed(read, name: name)
+                }
+              } catch {
+                failed(error)
+              }
+            }
+          }, true)
       } catch {
         failed(error)
       }
     }
 
-    work.add(groupList.indices.map { index in { readGroup(index) } })
+    work.add(groupList.indices.map { index in { readGroup(index) } }, false)
     work.finish()
     let state = shared.withLock { state in
       (
