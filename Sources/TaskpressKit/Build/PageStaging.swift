@@ -128,7 +128,7 @@ extension Build {
       var ends: [Int] = []
       while true {
         // The photos' work first (`RenderPaths.sharedPhotoWork`; none is handed out without).
-        shared.helpWithPhotos()
+        shared.helpWithPhotos(helpers: threads - 1)
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
         do {

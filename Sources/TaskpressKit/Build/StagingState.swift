@@ -121,10 +121,15 @@ extension Build {
       return true
     }
 
-    /// Runs the photos' pieces of work waiting, until none is: a page thread gives the photos
-    /// its core before its next page.
-    func helpWithPhotos() {
-      while runPhotoPiece() {}
+    /// Runs the photos' pieces of work waiting, until none is, while fewer than `helpers`
+    /// threads run them besides the photo thread: a page thread gives the photos its core
+    /// before its next page, and the others go on with the pages (the photos' work waits on
+    /// the database and the photos' folder, which one more thread does not speed up).
+    func helpWithPhotos(helpers: Int) {
+      while true {
+        let busy = state.withLock { $0.runningPieces >= helpers + 1 }
+        if busy || !runPhotoPiece() { return }
+      }
     }
 
     /// Runs the photos' pieces of work until every piece added has run, here or on another
