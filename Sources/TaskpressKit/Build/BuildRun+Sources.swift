@@ -149,7 +149,7 @@ extension Build.BuildRun {
         let photosStarted = ContinuousClock.now
         let (files, warnings, decoded) = try Build.exportPhotos(
           possessions, from: source, to: writer, settings: settings, cache: cache,
-          jobs: jobs,
+          jobs: jobs, sharing: options.renderPaths.contains(.sharedPhotoWork) ? staging : nil,
           stopping: {
             probe.beforePhoto { staging.isCancelled }
             return staging.isStopping

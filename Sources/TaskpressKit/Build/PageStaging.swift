@@ -44,7 +44,9 @@ extension Build {
   ///
   /// The photos are staged by a thread of their own (see `run`), which reports to `staging`;
   /// the pages that show no photo go first, and the possession pages and `possessions.json`
-  /// wait for the photos' names. Each thread renders pages into a buffer of its own and hands
+  /// wait for the photos' names; with `RenderPaths.sharedPhotoWork` one thread runs the photos'
+  /// pieces of work waiting before each piece of its own, and every thread while it waits for
+  /// them. Each thread renders pages into a buffer of its own and hands
   /// the bytes to the writer: the writer never calls back into rendering.
   static func stagePages(
     _ allPages: SitePlan.PageList, plan: SitePlan, renderer: PageRenderer, theme: Theme,
@@ -127,6 +129,8 @@ extension Build {
       var output = RenderBuffer(capacity: 256 << 10)
       var ends: [Int] = []
       while true {
+        // The photos' work first (`RenderPaths.sharedPhotoWork`; none is handed out without).
+        shared.helpWithPhotos(helpers: threads - 1)
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < queue.count, !interrupt.isSet, !shared.failed else { return }
         do {

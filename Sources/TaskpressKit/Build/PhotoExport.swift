@@ -5,14 +5,25 @@ extension Build {
   /// Publishes the photos of `possessions` (see `PhotoPublisher`); returns the photo files by
   /// possession id, the warnings of the photos that could not be published and how many
   /// renditions were decoded. Stops, with an empty result, when `stopping` says so.
+  ///
+  /// With `sharing` (`RenderPaths.sharedPhotoWork`), the work is handed out in pieces that the
+  /// page threads take before their pages (`StagingState.helpWithPhotos`); else it is done
+  /// here, the photos to decode on up to `jobs` threads.
   static func exportPhotos(
     _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
     settings: PhotoSettings, cache: PhotoCache? = nil, jobs: Int,
-    stopping: @escaping @Sendable () -> Bool
+    sharing staging: StagingState? = nil, stopping: @escaping @Sendable () -> Bool
   ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
     let publisher = PhotoPublisher(
       settings: settings, source: source, writer: writer, cache: cache)
-    let published = try publisher.publish(possessions, jobs: jobs, stopping: stopping)
+    let published =
+      try staging.map { staging in
+        try publisher.publish(
+          possessions, jobs: jobs,
+          sharing: PhotoPublisher.SharedWork(
+            add: { staging.addPhotoWork($0, first: $1) }, finish: { staging.finishPhotoWork() }),
+          stopping: stopping)
+      } ?? publisher.publish(possessions, jobs: jobs, stopping: stopping)
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
     return (files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed))
   }

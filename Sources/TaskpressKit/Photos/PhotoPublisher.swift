@@ -116,7 +116,198 @@ final class PhotoPublisher: Sendable {
     // Within its bound once this build's entries are stored (and the ones it used marked).
     cache?.trim()
     outcomes.merge(decoded) { first, _ in first }
+    return result(named: named, outcomes: outcomes)
+  }
 
+  // MARK: - Shared work
+
+  /// The photos' pieces of work handed out to whatever threads take them
+  /// (`RenderPaths.sharedPhotoWork`): `add` adds pieces any thread may run (with `true`, before
+  /// those waiting), `finish` runs them on this thread too and returns once every piece added
+  /// has run.
+  struct SharedWork: Sendable {
+    var add: @Sendable ([@Sendable () -> Void], Bool) -> Void
+    var finish: @Sendable () -> Void
+  }
+
+  /// Photos whose bytes a piece of the shared work reads at most before it names them.
+  static let piecePhotos = 32
+
+  /// A photo read and hashed by a piece of the shared work, waiting to be named.
+  private struct ReadPhoto: Sendable {
+    var id: Int64
+    var photo: PhotoInfo
+    /// Its bytes, when it is small enough to be held (`bufferLimit`).
+    var bytes: [UInt8]?
+    var hash: ContentHash
+  }
+
+  /// What the pieces of the shared work share.
+  private struct SharedState {
+    /// The photo each name was given to.
+    var owners: [String: PhotoInfo] = [:]
+    /// Each possession's photo name, in order.
+    var named: [(id: Int64, name: String)] = []
+    var outcomes: [String: Result<PublishedPhoto, Vips.Failure>] = [:]
+    /// The next group of photos to be named, and the groups read before their turn.
+    var nextGroup = 0
+    var readGroups: [Int: [ReadPhoto]] = [:]
+    var error: (any Error)?
+    var stopped = false
+  }
+
+  /// Publishes the photos of `possessions` as `publish(_:jobs:stopping:)` does, with the same
+  /// names and files, in pieces of `work` that any thread may run: each piece reads and hashes
+  /// a group of photos, names the groups read so far in the possessions' order (the names
+  /// depend on that order: the first of two photos whose hashes collide keeps the plain name),
+  /// and publishes those named; each photo to decode is a piece of its own.
+  ///
+  /// No more than `jobs` photos are decoded at once, as without sharing: a thread that takes a
+  /// photo to decode beyond that waits for one of them (the cores are busy decoding), so that
+  /// the memory they take does not grow with the threads.
+  func publish(
+    _ possessions: [Possession], jobs: Int, sharing work: SharedWork,
+    stopping: @escaping @Sendable () -> Bool
+  ) throws -> (photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
+    let decoding = DispatchSemaphore(value: max(1, jobs))
+    // Groups of up to `piecePhotos` photos, and of at most `bufferLimit` bytes held.
+    var groups: [[(id: Int64, photo: PhotoInfo)]] = [[]]
+    var held: Int64 = 0
+    for possession in possessions {
+      guard let photo = possession.photo else { continue }
+      let size = photo.byteCount <= Self.bufferLimit ? photo.byteCount : 0
+      if groups[groups.count - 1].count >= Self.piecePhotos
+        || (held + size > Self.bufferLimit && !groups[groups.count - 1].isEmpty)
+      {
+        groups.append([])
+        held = 0
+      }
+      groups[groups.count - 1].append((possession.id, photo))
+      held += size
+    }
+    if groups[groups.count - 1].isEmpty { groups.removeLast() }
+    let shared = Mutex(SharedState())
+    let groupList = groups
+
+    @Sendable func failed(_ error: any Error) {
+      shared.withLock { $0.error = $0.error ?? error }
+    }
+    @Sendable func shouldStop() -> Bool {
+      shared.withLock { $0.error != nil || $0.stopped }
+    }
+    /// Publishes a named photo: as stored, its renditions kept from the last build, or a
+    /// piece of work that decodes it.
+    @Sendable func publishNamed(_ read: ReadPhoto, name: String) throws {
+      if let bytes = read.bytes,
+        let kept = try publishAsStored(read.photo, name: name, bytes: bytes, hash: read.hash)
+      {
+        shared.withLock { $0.outcomes[name] = kept }
+      } else if let kept = try previousRenditions(of: read.photo, name: name) {
+        shared.withLock { $0.outcomes[name] = .success(kept) }
+      } else {
+        let photo = read.photo
+        work.add(
+          [
+            { [self] in
+              guard !shouldStop() else { return }
+              if stopping() {
+                shared.withLock { $0.stopped = true }
+                return
+              }
+              decoding.wait()
+              defer { decoding.signal() }
+              do {
+                let outcome = try makeRenditions(photo, name: name)
+                shared.withLock { $0.outcomes[name] = outcome }
+              } catch {
+                failed(error)
+              }
+            }
+          ], true)
+      }
+    }
+    /// Reads and hashes group `index`, and names every group read whose turn it is; the
+    /// photos those name for the first time are published by a piece of their own, taken
+    /// before any other group is read (what is read is held only until it is published).
+    @Sendable func readGroup(_ index: Int) {
+      guard !shouldStop() else { return }
+      do {
+        var reads: [ReadPhoto] = []
+        for (id, photo) in groupList[index] {
+          if stopping() {
+            shared.withLock { $0.stopped = true }
+            return
+          }
+          let small = photo.byteCount <= Self.bufferLimit
+          let bytes = small ? try sourceLock.withLock { _ in try source.readPhoto(photo) } : nil
+          let hash = try bytes.map { ContentHash(of: $0) } ?? streamedHash(photo)
+          reads.append(ReadPhoto(id: id, photo: photo, bytes: bytes, hash: hash))
+        }
+        let fresh = try shared.withLock { state -> [(ReadPhoto, String)] in
+          state.readGroups[index] = reads
+          var fresh: [(ReadPhoto, String)] = []
+          while let group = state.readGroups.removeValue(forKey: state.nextGroup) {
+            state.nextGroup += 1
+            for read in group {
+              var name = read.hash.hex
+              var number = 1
+              var isNew = true
+              while let owner = state.owners[name] {
+                if try same(owner, read.photo, bytes: read.bytes) {
+                  isNew = false
+                  break
+                }
+                number += 1
+                name = "\(read.hash.hex)-\(number)"
+              }
+              state.named.append((read.id, name))
+              guard isNew else { continue }
+              state.owners[name] = read.photo
+              fresh.append((read, name))
+            }
+          }
+          return fresh
+        }
+        // A piece for each group's worth, so that a backlog is published on every thread.
+        work.add(
+          stride(from: 0, to: fresh.count, by: Self.piecePhotos).map { start in
+            let part = fresh[start..<min(start + Self.piecePhotos, fresh.count)]
+            return {
+              guard !shouldStop() else { return }
+              do {
+                for (read, name) in part {
+                  try publishNamed(read, name: name)
+                }
+              } catch {
+                failed(error)
+              }
+            }
+          }, true)
+      } catch {
+        failed(error)
+      }
+    }
+
+    work.add(groupList.indices.map { index in { readGroup(index) } }, false)
+    work.finish()
+    let state = shared.withLock { state in
+      (
+        named: state.named, outcomes: state.outcomes, error: state.error,
+        stopped: state.stopped
+      )
+    }
+    if let error = state.error { throw error }
+    if state.stopped || stopping() { return ([:], []) }
+    // Within its bound once this build's entries are stored (and the ones it used marked).
+    cache?.trim()
+    return result(named: state.named, outcomes: state.outcomes)
+  }
+
+  /// The photos by possession id, and a warning for each possession whose photo could not be
+  /// published.
+  private func result(
+    named: [(id: Int64, name: String)], outcomes: [String: Result<PublishedPhoto, Vips.Failure>]
+  ) -> (photos: [Int64: PublishedPhoto], warnings: [BuildWarning]) {
     var photos: [Int64: PublishedPhoto] = [:]
     var warnings: [BuildWarning] = []
     for (id, name) in named {

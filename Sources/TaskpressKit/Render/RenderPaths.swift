@@ -81,11 +81,18 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// left it, without rendering it; off, the card is rendered every build (and written only
   /// when its bytes changed).
   public static let recordedCard = RenderPaths(rawValue: 1 << 16)
+  /// The photos' work is handed out in pieces (a group of photos read, named and published; a
+  /// photo decoded) that the page threads take before their next page and while they wait for
+  /// the photos (`StagingState.helpWithPhotos`): the photos get every core first; off, the
+  /// photos are published by a thread of their own (the photos to decode on up to `--jobs`
+  /// threads) beside the pages.
+  public static let sharedPhotoWork = RenderPaths(rawValue: 1 << 17)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
     .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck, .recordedCopy, .recordedCard,
+    .sharedPhotoWork,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -148,7 +155,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("recorded-photos", .recordedPhotos), ("early-todo-diff", .earlyTodoDiff),
     ("carry-over", .carryOver), ("dependents", .dependents),
     ("early-file-check", .earlyFileCheck), ("recorded-copy", .recordedCopy),
-    ("recorded-card", .recordedCard),
+    ("recorded-card", .recordedCard), ("shared-photo-work", .sharedPhotoWork),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
