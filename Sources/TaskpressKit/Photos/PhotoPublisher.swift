@@ -1,5 +1,6 @@
 import CVipsShim
 import Dispatch
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -188,9 +189,25 @@ final class PhotoPublisher: Sendable {
     if groups[groups.count - 1].isEmpty { groups.removeLast() }
     let shared = Mutex(SharedState())
     let groupList = groups
+    // A group is read at most `readAhead` groups past the one whose turn it is to be named, so
+    // that what is read and held while that one is still being read stays bounded (a thread
+    // reading it may be put off the core while the others read on). Waiters are woken when a
+    // turn passes, and when the work stops or fails.
+    let readAhead = max(1, jobs)
+    let turn = NSCondition()
+    @Sendable func wakeReaders() {
+      turn.lock()
+      turn.broadcast()
+      turn.unlock()
+    }
 
     @Sendable func failed(_ error: any Error) {
       shared.withLock { $0.error = $0.error ?? error }
+      wakeReaders()
+    }
+    @Sendable func stop() {
+      shared.withLock { $0.stopped = true }
+      wakeReaders()
     }
     @Sendable func shouldStop() -> Bool {
       shared.withLock { $0.error != nil || $0.stopped }
@@ -211,7 +228,7 @@ final class PhotoPublisher: Sendable {
             { [self] in
               guard !shouldStop() else { return }
               if stopping() {
-                shared.withLock { $0.stopped = true }
+                stop()
                 return
               }
               decoding.wait()
@@ -230,12 +247,21 @@ final class PhotoPublisher: Sendable {
     /// photos those name for the first time are published by a piece of their own, taken
     /// before any other group is read (what is read is held only until it is published).
     @Sendable func readGroup(_ index: Int) {
+      // The groups are taken in order: the one whose turn it is has been taken by a thread
+      // that does not wait here, and will be named (or the work stops).
+      turn.lock()
+      while shared.withLock({
+        index >= $0.nextGroup + readAhead && $0.error == nil && !$0.stopped
+      }) {
+        turn.wait()
+      }
+      turn.unlock()
       guard !shouldStop() else { return }
       do {
         var reads: [ReadPhoto] = []
         for (id, photo) in groupList[index] {
           if stopping() {
-            shared.withLock { $0.stopped = true }
+            stop()
             return
           }
           let small = photo.byteCount <= Self.bufferLimit
@@ -268,6 +294,7 @@ final class PhotoPublisher: Sendable {
           }
           return fresh
         }
+        wakeReaders()
         // A piece for each group's worth, so that a backlog is published on every thread.
         work.add(
           stride(from: 0, to: fresh.count, by: Self.piecePhotos).map { start in
