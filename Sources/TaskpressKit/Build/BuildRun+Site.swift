@@ -11,7 +11,7 @@ extension Build.BuildRun {
   /// fingerprints are made into their record once the plan is let go of.
   func stageSite(_ planned: consuming Build.Planned) throws -> Build.StagedPages {
     let (plan, previous) = (planned.plan, planned.previous)
-    let (renderer, generated) = (prepared.renderer, prepared.generated)
+    let renderer = prepared.renderer
     // The pages; then the timelines and the fingerprints are let go of (the to-dos' pages
     // alone show the timelines), before the change report makes its own history.
     let staged = try stagePages(
@@ -30,14 +30,8 @@ extension Build.BuildRun {
       givenDate: Build.givenDate(options, sourceDateEpoch: sourceDateEpoch),
       limit: options.historyLimit, baseURL: options.baseURL,
       inKeyOrder: renderer.paths.contains(.keyOrderDiff))
-    var changesContext = PageContext(
-      plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-      generated: generated, photoFiles: photoFiles, title: options.title,
-      noindex: options.noindex, dataCopies: options.dataCopies,
-      csvByteOrderMark: options.csvByteOrderMark, search: options.search,
-      markdown: options.markdown)
+    var changesContext = pageContext(plan, photoFiles: photoFiles)
     changesContext.changes = report
-    changesContext.socialCardImage = cardImage
     let changePages = try Build.stageChangePages(
       report, context: changesContext, renderer: renderer, writer: writer, options: options,
       labels: labels)
@@ -85,6 +79,21 @@ extension Build.BuildRun {
     return staged
   }
 
+  /// The context every page of this build renders with, but the changes and timelines: the
+  /// options, labels and date, the photos' files and the social card.
+  private func pageContext(
+    _ plan: SitePlan, photoFiles: [Int64: PageContext.PhotoFile]
+  ) -> PageContext {
+    var context = PageContext(
+      plan: plan, labels: prepared.labels, lang: options.locale.rawValue,
+      baseURL: options.baseURL, generated: prepared.generated, photoFiles: photoFiles,
+      title: options.title, noindex: options.noindex, dataCopies: options.dataCopies,
+      csvByteOrderMark: options.csvByteOrderMark, search: options.search,
+      markdown: options.markdown)
+    context.socialCardImage = cardImage
+    return context
+  }
+
   /// Stages every page but those `stageSite` renders with the changes (the first index page),
   /// and the data copies, in parallel, while the photos (named by their content, each written
   /// once) are finished on their own thread; then keeps what the records of the rows are made
@@ -117,15 +126,9 @@ extension Build.BuildRun {
     let staged = try Build.stagePages(
       pages, plan: plan, renderer: renderer, theme: theme, writer: writer,
       staging: threads.staging,
-      makeContext: { photoFiles in
-        var context = PageContext(
-          plan: plan, labels: labels, lang: options.locale.rawValue, baseURL: options.baseURL,
-          generated: generated, photoFiles: photoFiles, title: options.title,
-          noindex: options.noindex, dataCopies: options.dataCopies,
-          csvByteOrderMark: options.csvByteOrderMark, search: options.search,
-          markdown: options.markdown)
+      makeContext: { [self] photoFiles in
+        var context = pageContext(plan, photoFiles: photoFiles)
         context.timelines = timelines
-        context.socialCardImage = cardImage
         return context
       },
       fingerprints: fingerprints, last: consume last, jobs: prepared.jobs, interrupt: interrupt,
