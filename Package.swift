@@ -38,7 +38,7 @@ let package = Package(
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     // Real PNG files for the tests of both TaskpressKit and the CLI.
-    .target(name: "TestFixtures", path: "Tests/TestFixtures"),
+    .target(name: "TestFixtures", path: "Tests/TestFixtures", exclude: ["apps"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestFixtures"]),
     .testTarget(
       name: "MustacheTests",
