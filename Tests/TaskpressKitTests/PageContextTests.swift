@@ -280,7 +280,7 @@ import Testing
     let links = TodoLinks(
       todos: plan.todos, texts: plan.todoTexts,
       strings: RowStrings(routes: plan.routes, labels: .builtIn(.en)), fromFile: "board.html",
-      ownPK: nil)
+      ownPosition: nil)
     let items = TodoListValues(links: links)
     let elements = MustacheList(count: 3) { items.value(at: $0) }
     let list = MustacheValue.list(elements)

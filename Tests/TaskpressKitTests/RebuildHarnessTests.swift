@@ -212,6 +212,19 @@ struct RebuildHarnessTests {
       try chain.inputs.change("possessions.sqlite", "DELETE FROM possessions WHERE id > 2")
       try chain.inputs.change("contacts.sqlite", "DELETE FROM contacts WHERE id > 2")
       chain.pks = Array(1...8)
+      if chainNumber % 3 == 0 {
+        // Text keys (`TodoKey`), read through a view over the table the edits change: named
+        // ones, hashed ones (capitals, hostile text), and whole numbers beside them.
+        try chain.inputs.change(
+          "todo.sqlite",
+          """
+          CREATE VIEW tasks AS SELECT CASE pk % 4 WHEN 0 THEN 'u-' || pk \
+          WHEN 1 THEN 'K' || pk || '/../<script>' WHEN 2 THEN pk ELSE 'x' || pk END AS id, \
+          text, priority, complete FROM todo
+          """)
+        chain.inputs.options.mapping.todos = SourceMapping(table: "tasks", columns: ["pk": "id"])
+        chain.log.append("text keys")
+      }
       _ = try IncrementalTests.build(chain.inputs.options)
       let length = min(total - rebuilds, 25)
       for _ in 0..<length {

@@ -76,18 +76,29 @@ let todoTable = "CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority I
       "todos/3.html", "todos/3/index.html", "possessions/4.html", "possessions/index.html",
       "contacts/index.html", "404.html",
     ]
+    let keys = ["8f3a2c", "ABC", "../x", "<script>"]
+    let todos =
+      [-12, 0, 3, 4, 12_345_678_901].map {
+        Todo(pk: $0, text: "", priority: .high, complete: false)
+      }
+      + keys.map {
+        Todo(pk: TodoKey.number(ofText: $0), text: "", priority: .high, complete: false, key: $0)
+      }
+    let rows = TodoRows(todos)
+    let names = ["-12", "0", "3", "4", "12345678901", "8f3a2c"]
     for pretty in [false, true] {
       let routes = Routes(prettyURLs: pretty)
       let strings = RowStrings(routes: routes, labels: .builtIn(.en))
       for file in files {
         // Only a pretty URL links to its own page as `./`; plain ones need no special case.
-        let own: Int64? = pretty && file.hasPrefix("todos/3") ? 3 : nil
+        let own: Int? = pretty && file.hasPrefix("todos/3") ? 2 : nil
         let links = TodoLinks(
-          todos: TodoRows([]), texts: TodoTexts([]), strings: strings, fromFile: file, ownPK: own)
-        for pk: Int64 in [-12, 0, 3, 4, 12_345_678_901] {
+          todos: rows, texts: rows.texts, strings: strings, fromFile: file, ownPosition: own)
+        for position in rows.indices {
+          let name = position < names.count ? names[position] : rows.pageName(position)
           #expect(
-            links.link(pk) == routes.link(to: "todos/\(pk)", fromFile: file),
-            "pretty: \(pretty), from \(file), pk \(pk)")
+            links.link(at: position) == routes.link(to: "todos/\(name)", fromFile: file),
+            "pretty: \(pretty), from \(file), position \(position)")
         }
       }
     }

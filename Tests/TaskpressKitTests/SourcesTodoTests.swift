@@ -94,18 +94,73 @@ import Testing
     #expect(emptyError?.description == "\(empty): no table 'todo' (the file has no tables)")
   }
 
-  @Test("a NULL, text or repeated pk skips the row with a warning")
+  @Test("a NULL or repeated pk skips the row with a warning; a text pk is a text key")
   func badKeys() throws {
     let folder = try FixtureFolder()
     let path = try folder.database("todo-bad-keys")
     let (todos, warnings) = try TodoSource(path: path).load()
-    #expect(todos.map(\.text) == ["One", "First with pk 2"])
+    #expect(Set(todos.map(\.text)) == ["One", "First with pk 2", "Text pk"])
+    #expect(todos.map(\.pk) == todos.map(\.pk).sorted())
+    #expect(todos.first { $0.text == "Text pk" }?.key == "x")
     #expect(
       warnings.map(\.description) == [
         "\(path): todo row 1: pk is NULL; row skipped",
         "\(path): todo pk=2: pk 2 is used by more than one row; row skipped",
-        "\(path): todo row 5: pk 'x' is not an integer; row skipped",
       ])
+  }
+
+  @Test("text keys: UUIDs, numbers written as text, hostile and repeated keys")
+  func textKeys() throws {
+    let folder = try FixtureFolder()
+    let long = String(repeating: "k", count: 10_000)
+    let path = try folder.database(
+      "text-keys",
+      sql: """
+        CREATE TABLE todo(pk TEXT PRIMARY KEY, text TEXT, priority INTEGER, complete BOOLEAN);
+        INSERT INTO todo VALUES ('8f3a2c', 'Hex', 1, 0);
+        INSERT INTO todo VALUES ('42', 'Number as text', 1, 0);
+        INSERT INTO todo VALUES ('042', 'Leading zero', 1, 0);
+        INSERT INTO todo VALUES ('ABC', 'Upper', 1, 0);
+        INSERT INTO todo VALUES ('abc', 'Lower', 1, 0);
+        INSERT INTO todo VALUES ('../x', 'Dots', 1, 0);
+        INSERT INTO todo VALUES ('<script>', 'Script', 1, 0);
+        INSERT INTO todo VALUES ('\u{00E9}', 'Composed', 1, 0);
+        INSERT INTO todo VALUES ('e\u{0301}', 'Decomposed', 1, 0);
+        INSERT INTO todo VALUES ('\(long)', 'Long', 1, 0);
+        INSERT INTO todo VALUES ('', 'Empty', 1, 0);
+        """)
+    let (todos, warnings) = try TodoSource(path: path).load()
+    #expect(
+      warnings.map(\.description) == [
+        "\(path): todo row 1: pk is empty text; row skipped"
+      ])
+    #expect(todos.count == 10)
+    let rows = TodoRows(todos)
+    var names: [String: String] = [:]
+    for position in rows.indices {
+      let todo = todos[position]
+      names[todo.text] = rows.pageName(position)
+      #expect(rows.keyText(position) == (todo.key ?? String(todo.pk)))
+    }
+    #expect(
+      todos.first { $0.text == "Number as text" }.map { ($0.pk, $0.key) } ?? (0, "") == (42, nil))
+    #expect(names["Hex"] == "8f3a2c")
+    #expect(names["Number as text"] == "42")
+    #expect(names["Leading zero"] == "042")
+    #expect(names["Lower"] == "abc")
+    // Every other name is `_` and 16 hexadecimal digits, and no two names are the same even
+    // on a file system that ignores case or normalizes Unicode.
+    for text in ["Upper", "Dots", "Script", "Composed", "Decomposed", "Long"] {
+      let name = try #require(names[text])
+      #expect(name.count == 17 && name.hasPrefix("_"), "\(text): \(name)")
+      #expect(name.dropFirst().allSatisfy { $0.isHexDigit && !$0.isUppercase })
+    }
+    let folded = Set(names.values.map { $0.lowercased().precomposedStringWithCanonicalMapping })
+    #expect(folded.count == names.count)
+    // The names are the same on every read (a key's page never moves).
+    let again = try TodoSource(path: path).load().todos
+    #expect(
+      TodoRows(again).indices.map(TodoRows(again).pageName) == rows.indices.map(rows.pageName))
   }
 
   @Test("files that are not databases give errors naming the file")

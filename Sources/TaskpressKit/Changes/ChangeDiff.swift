@@ -62,7 +62,8 @@ enum ChangeDiff {
     func change(_ kind: Change.Kind, _ position: Int, from: String? = nil, to: String? = nil) {
       changes.append(
         Change(
-          source: .todos, change: kind, id: new.pk(position), text: new.text(position),
+          source: .todos, change: kind, id: new.pk(position), key: new.key(position),
+          text: new.text(position),
           from: from, to: to))
     }
     // The previous rows by their place in `old`: a text is a `String` only where it shows.
@@ -86,7 +87,9 @@ enum ChangeDiff {
       added: { change(.added, $0) },
       removed: { was in
         changes.append(
-          Change(source: .todos, change: .removed, id: old.pk(was), text: old.text(was)))
+          Change(
+            source: .todos, change: .removed, id: old.pk(was), key: old.key(was),
+            text: old.text(was)))
       })
     return changes
   }

@@ -24,8 +24,11 @@ struct Change: Codable, Sendable, Equatable {
 
   var source: Source
   var change: Kind
-  /// The item's key: a to-do's `pk`, a possession's or contact's `id`.
+  /// The item's key: a to-do's `pk` (its number, for a text key), a possession's or contact's
+  /// `id`.
   var id: Int64
+  /// A to-do's text key (`TodoKey`), written as its `id`; nil when the key is a number.
+  var key: String? = nil
   /// The item's text or name now; for a removed item, its last.
   var text: String
   /// The value before and after, for a changed priority, text, name or description.
@@ -39,6 +42,51 @@ struct Change: Codable, Sendable, Equatable {
 
   enum CodingKeys: String, CodingKey {
     case source, change, id, text, from, to, url
+  }
+
+  init(
+    source: Source, change: Kind, id: Int64, key: String? = nil, text: String,
+    from: String? = nil, to: String? = nil, url: String? = nil, route: String? = nil
+  ) {
+    self.source = source
+    self.change = change
+    self.id = id
+    self.key = key
+    self.text = text
+    self.from = from
+    self.to = to
+    self.url = url
+    self.route = route
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    source = try container.decode(Source.self, forKey: .source)
+    change = try container.decode(Kind.self, forKey: .change)
+    if let number = try? container.decode(Int64.self, forKey: .id) {
+      id = number
+    } else {
+      (id, key) = TodoKey.read(try container.decode(String.self, forKey: .id))
+    }
+    text = try container.decode(String.self, forKey: .text)
+    from = try container.decodeIfPresent(String.self, forKey: .from)
+    to = try container.decodeIfPresent(String.self, forKey: .to)
+    url = try container.decodeIfPresent(String.self, forKey: .url)
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(source, forKey: .source)
+    try container.encode(change, forKey: .change)
+    if let key {
+      try container.encode(key, forKey: .id)
+    } else {
+      try container.encode(id, forKey: .id)
+    }
+    try container.encode(text, forKey: .text)
+    try container.encodeIfPresent(from, forKey: .from)
+    try container.encodeIfPresent(to, forKey: .to)
+    try container.encodeIfPresent(url, forKey: .url)
   }
 
   /// `todo-added`: the class of its list, and its key in a build's counts.

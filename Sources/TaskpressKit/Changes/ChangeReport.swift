@@ -118,16 +118,18 @@ struct ChangeReport: Sendable {
       builds.isEmpty
       ? [:]
       : [.possessions: Set(plan.possessions.map(\.id)), .contacts: Set(plan.contacts.map(\.id))]
-    func isPresent(_ change: Change) -> Bool {
-      change.source == .todos
-        ? plan.hasTodo(pk: change.id) : present[change.source]?.contains(change.id) == true
+    // The route of an item's page when it is in this build's site.
+    func route(_ change: Change) -> String? {
+      guard change.source == .todos else {
+        return present[change.source]?.contains(change.id) == true
+          ? "\(change.source.rawValue)/\(change.id)" : nil
+      }
+      return plan.position(ofTodoPK: change.id).map { "todos/" + plan.todos.pageName($0) }
     }
     for index in builds.indices {
       for position in builds[index].changes.indices {
         let change = builds[index].changes[position]
-        let route =
-          isPresent(change)
-          ? "\(change.source.rawValue)/\(change.id)" : nil
+        let route = route(change)
         builds[index].changes[position].route = route
         builds[index].changes[position].url = route.map { route in
           baseURL.map { routes.absolute(route, baseURL: $0) }

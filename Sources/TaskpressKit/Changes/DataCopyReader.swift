@@ -62,7 +62,14 @@ enum DataCopyReader {
   {
     let keys = todoKeys
     try row.key(0, keys)
-    let pk = try row.integer()
+    // A text key is a string (`TodoKey`), copied now: the text's range is reused below.
+    var key: String?
+    let pk: Int64
+    if row.startsString {
+      (pk, key) = TodoKey.read(try row.string())
+    } else {
+      pk = try row.integer()
+    }
     try row.key(1, keys)
     let text = try row.textRange()
     try row.key(2, keys)
@@ -75,7 +82,11 @@ enum DataCopyReader {
     try row.skipString()
     // The due date, when the to-dos have one: not compared.
     if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
-    row.withText(text) { todos.append(pk: pk, text: $0, priority: priority, complete: complete) }
+    row.withText(text) { text in
+      withOptionalUTF8(&key) {
+        todos.append(pk: pk, text: text, priority: priority, complete: complete, key: $0)
+      }
+    }
   }
 
   private static func possession(_ row: inout Cursor) throws(NotWritten)
@@ -204,6 +215,9 @@ enum DataCopyReader {
     }
 
     private var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// Whether a string comes next.
+    var startsString: Bool { next == UInt8(ascii: "\"") }
 
     /// A whole number as `DecimalText` writes it: no sign but `-`, no leading zero, no
     /// fraction or exponent, within `Int64`.

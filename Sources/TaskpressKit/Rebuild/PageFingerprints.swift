@@ -349,6 +349,10 @@ struct PageFingerprints: Sendable {
     } else {
       hasher.add(false)
     }
+    // A text key is shown on its page: its number (a hash of it) is not enough.
+    if todos.hasTextKey(position) {
+      todos.keys.withText(position) { hasher.add(UnsafeRawBufferPointer($0)) }
+    }
   }
 
   private static func add(_ priority: Priority?, to hasher: inout FingerprintHasher) {

@@ -11,6 +11,44 @@ struct PreviousBuild: Sendable, Equatable {
     var text: String
     var priority: Int64?
     var complete: Bool
+    /// The text key (`TodoKey`); nil when the key is a number.
+    var key: String? = nil
+
+    enum CodingKeys: String, CodingKey {
+      case pk, text, priority, complete
+    }
+
+    init(pk: Int64, text: String, priority: Int64?, complete: Bool, key: String? = nil) {
+      self.pk = pk
+      self.text = text
+      self.priority = priority
+      self.complete = complete
+      self.key = key
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      if let number = try? container.decode(Int64.self, forKey: .pk) {
+        pk = number
+      } else {
+        (pk, key) = TodoKey.read(try container.decode(String.self, forKey: .pk))
+      }
+      text = try container.decode(String.self, forKey: .text)
+      priority = try container.decodeIfPresent(Int64.self, forKey: .priority)
+      complete = try container.decode(Bool.self, forKey: .complete)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      if let key {
+        try container.encode(key, forKey: .pk)
+      } else {
+        try container.encode(pk, forKey: .pk)
+      }
+      try container.encode(text, forKey: .text)
+      try container.encode(priority, forKey: .priority)
+      try container.encode(complete, forKey: .complete)
+    }
   }
 
   struct Possession: Codable, Sendable, Equatable {

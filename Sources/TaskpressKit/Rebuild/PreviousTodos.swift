@@ -11,6 +11,8 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   private let priorities: [Int64]
   private let flags: [Flags]
   private let texts: TodoTexts
+  /// The text keys (`TodoKey`); empty where a key is a number.
+  private let keys: TodoTexts
 
   fileprivate struct Flags: OptionSet, Sendable, Equatable {
     let rawValue: UInt8
@@ -24,11 +26,14 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     fileprivate var priorities: [Int64] = []
     fileprivate var flags: [Flags] = []
     fileprivate var texts = TodoTexts.Builder()
+    fileprivate var keys = TodoTexts.Builder()
 
-    /// Adds a to-do, whose text's UTF-8 is `text`.
+    /// Adds a to-do, whose text's UTF-8 is `text` and text key's `key` (nil for a number).
     mutating func append(
-      pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool
+      pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool,
+      key: UnsafeBufferPointer<UInt8>? = nil
     ) {
+      keys.append(key ?? UnsafeBufferPointer(start: nil, count: 0))
       pks.append(pk)
       priorities.append(priority ?? 0)
       flags.append(
@@ -43,14 +48,19 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     priorities = builder.priorities
     flags = builder.flags
     texts = TodoTexts(builder.texts)
+    keys = TodoTexts(builder.keys)
   }
 
   init(_ todos: some Sequence<PreviousBuild.Todo>) {
     var builder = Builder()
     for todo in todos {
       var text = todo.text
-      text.withUTF8 {
-        builder.append(pk: todo.pk, text: $0, priority: todo.priority, complete: todo.complete)
+      var key = todo.key
+      text.withUTF8 { text in
+        withOptionalUTF8(&key) {
+          builder.append(
+            pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, key: $0)
+        }
       }
     }
     self.init(builder)
@@ -67,10 +77,16 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   subscript(position: Int) -> PreviousBuild.Todo {
     PreviousBuild.Todo(
       pk: pks[position], text: text(position), priority: priority(position),
-      complete: isComplete(position))
+      complete: isComplete(position), key: key(position))
   }
 
   func pk(_ position: Int) -> Int64 { pks[position] }
+
+  /// The text key at `position`; nil when the key is a number.
+  func key(_ position: Int) -> String? {
+    guard !keys.isEmptyOfText, !keys.isEmpty(position) else { return nil }
+    return keys.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
 
   func priority(_ position: Int) -> Int64? {
     flags[position].contains(.hasPriority) ? priorities[position] : nil
@@ -92,6 +108,7 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
 
   static func == (a: PreviousTodos, b: PreviousTodos) -> Bool {
     a.pks == b.pks && a.priorities == b.priorities && a.flags == b.flags
+      && a.indices.allSatisfy { a.key($0) == b.key($0) }
       && a.indices.allSatisfy { position in
         a.withText(position) { ours in b.withText(position) { ours.elementsEqual($0) } }
       }

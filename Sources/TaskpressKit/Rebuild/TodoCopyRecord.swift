@@ -294,6 +294,16 @@ private struct ObjectFinder {
   /// The offset and pk of the first object that begins at or after `offset`, before `limit`.
   private func object(from offset: Int, before limit: Int) -> (offset: Int, pk: Int64)? {
     guard let found = first(Self.start, from: offset, before: limit) else { return nil }
+    if bytes(at: found + Self.start.count, count: 1) == [UInt8(ascii: "\"")] {
+      // A text key: read with its object, as `DataCopyReader` reads it.
+      guard let end = first(Self.end, from: found + 1, before: size) else { return nil }
+      let object = bytes(at: found, count: end + Self.end.count - found)
+      let array = Array("[".utf8) + object + Array("\n]\n".utf8)
+      guard let todos = array.withUnsafeBytes(DataCopyReader.todos), todos.count == 1 else {
+        return nil
+      }
+      return (found, todos.pk(0))
+    }
     let digits = bytes(at: found + Self.start.count, count: 24).prefix {
       $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
     }
@@ -335,8 +345,7 @@ private struct ObjectFinder {
     guard let todos = array.withUnsafeBytes(DataCopyReader.todos), todos.count == 1,
       todos.pk(0) == pk
     else { return nil }
-    return PreviousBuild.Todo(
-      pk: pk, text: todos.text(0), priority: todos.priority(0), complete: todos.isComplete(0))
+    return todos[0]
   }
 }
 

@@ -45,8 +45,9 @@ extension PageContext {
           let isOverdue = strings.isOverdue(todo)
           items.append(
             .object([
-              "url": .string(plan.routes.link(to: "todos/\(todo.pk)", fromFile: file)),
-              "title": .string(todo.text.isEmpty ? "\(labels["task"]) \(todo.pk)" : todo.text),
+              "url": .string(
+                plan.routes.link(to: "todos/" + todos.pageName(position), fromFile: file)),
+              "title": .string(todo.text.isEmpty ? "\(labels["task"]) \(todo.keyText)" : todo.text),
               "priority": strings.priority(todo.priority),
               "overdue": .bool(isOverdue),
             ]))

@@ -61,7 +61,7 @@ extension PageContext {
       }
       let links = TodoLinks(
         todos: context.plan.todos, texts: context.plan.todoTexts, strings: context.strings,
-        fromFile: file, ownPK: nil)
+        fromFile: file, ownPosition: nil)
       return FolderValues(
         folder: folder, chromes: chromes, todoLinks: links,
         possessionLinks: PossessionLinks(strings: context.strings, fromFile: file, ownID: nil))

@@ -235,7 +235,7 @@ extension PageContext {
       guard let position = position(ofPK: entry.pk) else { return nil }
       let priority = plan.todos.priority(position)
       let fields: Fields = [
-        "url": .string(links.link(entry.pk)),
+        "url": .string(links.link(at: position)),
         "title": .string(title(of: .todo(position))),
         "level": .string(Self.level(priority)),
         "priority": .string(labels.priority(priority)),
@@ -299,7 +299,7 @@ extension PageContext {
       let day = entry.day
       let priority = todos.priority(entry.position)
       let fields: Fields = [
-        "url": .string(links.link(todos.pk(entry.position))),
+        "url": .string(links.link(at: entry.position)),
         "title": .string(title(of: .todo(entry.position))),
         "level": .string(Self.level(priority)),
         "priority": .string(labels.priority(priority)),

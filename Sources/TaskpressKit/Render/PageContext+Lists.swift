@@ -7,13 +7,14 @@ extension PageContext {
     .computed(TodoValue(links: links, position: position))
   }
 
-  func todoLinks(from file: String, folder: FolderValues?, ownPK: Int64? = nil)
+  func todoLinks(from file: String, folder: FolderValues?, ownPosition: Int? = nil)
     -> TodoLinks
   {
     // Without pretty URLs a page's link to its own to-do is made like any other.
     folder?.todoLinks
       ?? TodoLinks(
-        todos: plan.todos, texts: plan.todoTexts, strings: strings, fromFile: file, ownPK: ownPK)
+        todos: plan.todos, texts: plan.todoTexts, strings: strings, fromFile: file,
+        ownPosition: ownPosition)
   }
 
   /// The CSS-friendly name of a priority: `high`, `medium`, `low`, `other`, `none`.

@@ -127,7 +127,7 @@ struct PageContext: Sendable {
         : "\(labels["tasks"]) · \(labels.format("pageNumber", ["n": "\(number)"]))"
     case .board: labels["board"]
     case .todo(let position):
-      nonEmpty(plan.todos.text(position), "\(labels["task"]) \(plan.todos.pk(position))")
+      nonEmpty(plan.todos.text(position), "\(labels["task"]) \(plan.todos.keyText(position))")
     case .possessions(let number):
       number == 1
         ? labels["possessions"]
@@ -329,7 +329,7 @@ struct PageContext: Sendable {
     let section = Self.section(of: page)
     let chrome = folder?.chromes[section] ?? makeChrome(file: file, section: section)
     func make() -> ReusedPageValues.TodoPageSet {
-      let links = todoLinks(from: file, folder: folder, ownPK: plan.todos.pk(position))
+      let links = todoLinks(from: file, folder: folder, ownPosition: position)
       let info = PageInfoCursor(pageInfo(page, file: file))
       let values = PageValues(
         site: siteValue, labels: labelsValue, page: .computed(info), chrome: chrome)

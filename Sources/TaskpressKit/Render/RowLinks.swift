@@ -10,8 +10,11 @@ struct RowLinks: Sendable {
   let own: (id: Int64, link: String)?
 
   /// Makes the links to the rows of `section` (`todos`) from the page in `file`.
-  init(section: String, routes: Routes, fromFile file: String, ownID: Int64?) {
-    own = ownID.map { ($0, routes.link(to: "\(section)/\($0)", fromFile: file)) }
+  init(
+    section: String, routes: Routes, fromFile file: String, ownID: Int64?,
+    ownName: String? = nil
+  ) {
+    own = ownID.map { ($0, routes.link(to: "\(section)/\(ownName ?? String($0))", fromFile: file)) }
     // Make the link to `section/x` and keep what is around the `x`.
     (prefix, suffix) = Self.split(routes.link(to: section + "/x", fromFile: file))
   }
@@ -96,20 +99,32 @@ final class TodoLinks: Sendable {
   ///   - texts: their texts (`SitePlan.todoTexts`).
   ///   - strings: the labels and routes.
   ///   - file: the page the links are on.
-  ///   - ownPK: the to-do whose page `file` is, if it is one.
+  ///   - ownPosition: the position of the to-do whose page `file` is, if it is one.
   init(
-    todos: TodoRows, texts: TodoTexts, strings: RowStrings, fromFile file: String, ownPK: Int64?
+    todos: TodoRows, texts: TodoTexts, strings: RowStrings, fromFile file: String,
+    ownPosition: Int?
   ) {
     precondition(texts.count == todos.count, "the texts of other to-dos")
     self.todos = todos
     self.texts = texts
     self.strings = strings
-    rows = RowLinks(section: "todos", routes: strings.routes, fromFile: file, ownID: ownPK)
+    rows = RowLinks(
+      section: "todos", routes: strings.routes, fromFile: file,
+      ownID: ownPosition.map(todos.pk), ownName: ownPosition.map(todos.pageName))
   }
 
-  /// The link to the page of the to-do with primary key `pk`.
-  func link(_ pk: Int64) -> String {
-    rows.link(pk)
+  /// The link to the page of the to-do at `position` of `todos`.
+  func link(at position: Int) -> String {
+    guard todos.hasTextKey(position) else { return rows.link(todos.pk(position)) }
+    if let own = rows.own, own.id == todos.pk(position) { return own.link }
+    return String(
+      decoding: rows.prefix + Array(todos.pageName(position).utf8) + rows.suffix, as: UTF8.self)
+  }
+
+  /// Hands `body` the link to the page of the to-do at `position` of `todos`.
+  func withLink(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    guard todos.hasTextKey(position) else { return rows.withLink(todos.pk(position), body) }
+    _ = MustacheTextLookup.hand(link(at: position), to: body)
   }
 }
 

@@ -34,23 +34,24 @@ struct TodoValue: TemplateRow {
     let strings = links.strings
     switch field {
     case .pk:
-      return sink.number(todos.pk(position), body)
+      guard todos.hasTextKey(position) else { return sink.number(todos.pk(position), body) }
+      return sink.text(todos.keyText(position), body)
     case .url:
       return sink.text(
-        { links.link(todos.pk(position)) }, bytes: { links.rows.withLink(todos.pk(position), body) }
+        { links.link(at: position) }, bytes: { links.withLink(at: position, body) }
       )
     case .text:
       return sink.text({ todos.text(position) }, bytes: { links.texts.withText(position, body) })
     case .title:
       guard !links.texts.isEmpty(position) else {
-        return sink.text("\(strings.task) \(todos.pk(position))", body)
+        return sink.text("\(strings.task) \(todos.keyText(position))", body)
       }
       return sink.text({ todos.text(position) }, bytes: { links.texts.withText(position, body) })
     case .textHTML:
       return sink.text(strings.todoHTML(todos.text(position), links: true), body)
     case .titleHTML:
       guard !links.texts.isEmpty(position) else {
-        return sink.text(RowStrings.escaped("\(strings.task) \(todos.pk(position))"), body)
+        return sink.text(RowStrings.escaped("\(strings.task) \(todos.keyText(position))"), body)
       }
       return sink.text(strings.todoHTML(todos.text(position), links: false), body)
     case .titleMarkdown:

@@ -57,16 +57,19 @@ struct ICalendar {
       else { continue }
       let pk = todos.pk(position)
       let text = todos.text(position)
-      let uid = "todo-\(pk)@\(site)"
+      let uid = "todo-\(todos.pageName(position))@\(site)"
       var lines = [
         "UID:" + Self.text(uid),
         "DTSTART;VALUE=DATE:" + Self.compact(day.start),
         "DTEND;VALUE=DATE:" + Self.compact(day.end),
-        "SUMMARY:" + Self.text(text.isEmpty ? "\(labels["task"]) \(pk)" : text),
+        "SUMMARY:"
+          + Self.text(text.isEmpty ? "\(labels["task"]) \(todos.keyText(position))" : text),
         "CATEGORIES:" + Self.text(labels.priority(todos.priority(position))),
       ]
       if let baseURL {
-        lines.append("URL:" + Self.uri(plan.routes.absolute("todos/\(pk)", baseURL: baseURL)))
+        lines.append(
+          "URL:"
+            + Self.uri(plan.routes.absolute("todos/" + todos.pageName(position), baseURL: baseURL)))
       }
       lines.append("TRANSP:TRANSPARENT")
       events.append(

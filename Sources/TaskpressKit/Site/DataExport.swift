@@ -26,7 +26,7 @@ enum DataExport {
     let textBytes = todos.reduce(0) { $0 + $1.text.utf8.count }
     let keys = todoColumns + (dueDates ? ["due"] : [])
     return JSONWriter.array(todos, keys: keys, textBytes: textBytes) { todo, json in
-      json.integer(todo.pk)
+      if let key = todo.key { json.text(key) } else { json.integer(todo.pk) }
       json.text(todo.text)
       json.integer(todo.priority.number)
       json.text(strings.priorityLabel(todo.priority))
@@ -49,7 +49,11 @@ enum DataExport {
     var rest = try JSONWriter.array(
       positions, keys: keys, capacity: 2 * chunkSize, afterEach: handOver
     ) { position, json in
-      json.integer(rows.pk(position))
+      if rows.hasTextKey(position) {
+        rows.keys.withText(position) { json.text(utf8: $0) }
+      } else {
+        json.integer(rows.pk(position))
+      }
       rows.withText(position) { json.text(utf8: $0) }
       let priority = rows.priority(position)
       json.integer(priority.number)
@@ -71,7 +75,7 @@ enum DataExport {
     var csv = CSVWriter(
       header: todoColumns + (dueDates ? ["due"] : []), capacity: 64 + todos.count * 80)
     for todo in todos {
-      csv.integer(todo.pk)
+      if let key = todo.key { csv.text(key) } else { csv.integer(todo.pk) }
       csv.text(todo.text)
       csv.integer(todo.priority.number)
       csv.text(strings.priorityLabel(todo.priority))
@@ -91,7 +95,11 @@ enum DataExport {
   ) throws {
     var csv = CSVWriter(header: todoColumns + (dueDates ? ["due"] : []), capacity: 2 * chunkSize)
     for position in positions {
-      csv.integer(rows.pk(position))
+      if rows.hasTextKey(position) {
+        rows.keys.withText(position) { csv.text(utf8: $0) }
+      } else {
+        csv.integer(rows.pk(position))
+      }
       rows.withText(position) { csv.text(utf8: $0) }
       let priority = rows.priority(position)
       csv.integer(priority.number)

@@ -58,15 +58,21 @@ struct SearchIndex {
     }
     var code: [Priority: Int] = [:]
     for (index, entry) in priorities.enumerated() { code[entry.priority] = index }
-    for position in plan.todoPositionsByPK {
+    // Whole-number keys first, then text keys: each group in its shards' order.
+    let byPK = plan.todoPositionsByPK
+    for position in byPK.lazy.filter({ !todos.hasTextKey($0) })
+      + byPK.lazy.filter({ todos.hasTextKey($0) })
+    {
       let pk = todos.pk(position)
       let text = todos.text(position)
       let due =
         Todo(pk: pk, text: "", priority: .none, complete: false, due: todos.due(position))
         .dueDay.map(String.init) ?? ""
       try add(
-        kind: "t", key: pk, text: text,
-        row: "[\(pk),\(Self.string(text)),\(code[todos.priority(position)] ?? 0),"
+        kind: "t", key: pk, shard: todos.hasTextKey(position) ? Self.textKeyShard(pk) : nil,
+        text: text,
+        row:
+          "[\(todos.hasTextKey(position) ? Self.string(todos.pageName(position)) : String(pk)),\(Self.string(text)),\(code[todos.priority(position)] ?? 0),"
           + "\(todos.isComplete(position) ? 1 : 0),\(Self.string(due))]")
     }
     for possession in plan.possessions.sorted(by: { $0.id < $1.id }) {
@@ -86,10 +92,19 @@ struct SearchIndex {
     try finishShard()
   }
 
+  /// The shard of a to-do with a text key (numbered by a hash, so spread over every `Int64`):
+  /// one of 256 ranges of the numbers, `tx0` to `tx255`, in the numbers' order. Such to-dos are
+  /// added after those with whole-number keys.
+  static func textKeyShard(_ pk: Int64) -> String {
+    "tx" + String(UInt64(bitPattern: pk) >> 56 ^ 0x80)
+  }
+
   /// Adds a row to its shard (rows come in key order within a kind).
-  private mutating func add(kind: String, key: Int64, text: String, row: String) throws {
+  private mutating func add(
+    kind: String, key: Int64, shard: String? = nil, text: String, row: String
+  ) throws {
     let bucket = key >= 0 ? key / Self.keysPerShard : (key + 1) / Self.keysPerShard - 1
-    let name = kind + String(bucket)
+    let name = shard ?? kind + String(bucket)
     if shards.last?.name != name {
       try finishShard()
       shards.append(Shard(name: name))

@@ -327,7 +327,7 @@ struct SitePlan: Sendable {
     switch page {
     case .index(let number): number == 1 ? "" : "page/\(number)"
     case .board: "board"
-    case .todo(let position): "todos/\(todos.pk(position))"
+    case .todo(let position): "todos/" + todos.pageName(position)
     case .possessions(let number): number == 1 ? "possessions/index" : "possessions/page/\(number)"
     case .possession(let position): "possessions/\(possessions[position].id)"
     case .contacts: "contacts/index"
@@ -345,6 +345,8 @@ struct SitePlan: Sendable {
   /// The file a page is written to.
   func file(of page: Page) -> String {
     switch page {
+    case .todo(let position) where todos.hasTextKey(position):
+      routes.file("todos/" + todos.pageName(position))
     case .todo(let position): rowFile("todos/", todos.pk(position))
     case .possession(let position): rowFile("possessions/", possessions[position].id)
     case .contact(let position): rowFile("contacts/", contacts[position].id)
@@ -505,6 +507,9 @@ final class TodoTexts: @unchecked Sendable {
       UnsafeBufferPointer(
         start: bytes + starts[position], count: starts[position + 1] - starts[position]))
   }
+
+  /// Whether every text is empty.
+  var isEmptyOfText: Bool { starts == nil }
 
   /// Whether the text of the to-do at `position` is empty.
   func isEmpty(_ position: Int) -> Bool {

@@ -84,6 +84,37 @@ struct RowReader {
     return nil
   }
 
+  /// A to-do's key (``TodoKey``): its number, and its UTF-8 when it is text that is not a
+  /// whole number; `nil` with a warning for NULL, empty text, a fraction or a BLOB.
+  /// `location` is made only for a warning.
+  mutating func todoKey(
+    _ row: Row, _ index: Int, field: String, location makeLocation: @autoclosure () -> String
+  ) -> (number: Int64, text: [UInt8]?)? {
+    switch row.columnType(at: index) {
+    case .integer:
+      return (row.int64(at: index) ?? 0, nil)
+    case .text:
+      let location = makeLocation()
+      let read = withText(row, index, field: field, location: location) {
+        text -> (Int64, [UInt8]?)? in
+        guard !text.isEmpty else { return nil }
+        return (TodoKey.number(ofText: text), TodoKey.isNumber(text) ? nil : Array(text))
+      }
+      if read == nil { warn(location, "\(field) is empty text; row skipped") }
+      return read
+    case .null:
+      warn(makeLocation(), "\(field) is NULL; row skipped")
+    case .real:
+      if let value = row.double(at: index), let whole = Int64(exactly: value) {
+        return (whole, nil)
+      }
+      warn(makeLocation(), "\(field) \(quotedValue(row, index)) is not a whole number; row skipped")
+    case .blob:
+      warn(makeLocation(), "\(field) is a blob, not a key; row skipped")
+    }
+    return nil
+  }
+
   /// The value in column `index` quoted for a message: shortened, control characters escaped.
   func quotedValue(_ row: Row, _ index: Int) -> String {
     switch row.columnType(at: index) {

@@ -21,6 +21,8 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   let texts: TodoTexts
   /// The due dates, in the same order (empty where there is none).
   let dues: TodoTexts
+  /// The text keys (``TodoKey``), in the same order (empty where the key is a number).
+  let keys: TodoTexts
 
   /// Whether a to-do is complete and has a due date, and its priority's kind (bits 2-4: the
   /// `Priority.rank`, so that `.other(2)` stays itself and does not read back as `.medium`).
@@ -28,18 +30,20 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     let rawValue: UInt8
     static let complete = Flags(rawValue: 1)
     static let hasDue = Flags(rawValue: 2)
+    /// The key is text (`keys` holds it).
+    static let textKey = Flags(rawValue: 0x80)
 
     init(rawValue: UInt8) {
       self.rawValue = rawValue
     }
 
-    init(complete: Bool, hasDue: Bool, priority: Priority) {
+    init(complete: Bool, hasDue: Bool, priority: Priority, textKey: Bool) {
       rawValue =
         (complete ? Self.complete.rawValue : 0) | (hasDue ? Self.hasDue.rawValue : 0)
-        | UInt8(priority.rank) << 2
+        | UInt8(priority.rank) << 2 | (textKey ? Self.textKey.rawValue : 0)
     }
 
-    var priorityRank: Int { Int(rawValue >> 2) }
+    var priorityRank: Int { Int((rawValue >> 2) & 0x7) }
   }
 
   /// Packs `todos`, in their order.
@@ -47,15 +51,15 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     var builder = Builder()
     for todo in todos {
       var text = todo.text
+      var due = todo.due
+      var key = todo.key
       text.withUTF8 { text in
-        guard var due = todo.due else {
-          builder.append(
-            pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, due: nil)
-          return
-        }
-        due.withUTF8 {
-          builder.append(
-            pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, due: $0)
+        withOptionalUTF8(&due) { due in
+          withOptionalUTF8(&key) { key in
+            builder.append(
+              pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, due: due,
+              key: key)
+          }
         }
       }
     }
@@ -68,6 +72,7 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     flags = builder.flags
     texts = TodoTexts(builder.texts)
     dues = TodoTexts(builder.dues)
+    keys = TodoTexts(builder.keys)
   }
 
   /// The to-dos at `positions` of `rows`, in that order.
@@ -79,6 +84,7 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     flags = positions.map { rows.flags[$0] }
     texts = TodoTexts(rows.texts, at: positions)
     dues = TodoTexts(rows.dues, at: positions)
+    keys = TodoTexts(rows.keys, at: positions)
   }
 
   /// To-dos as they are read, one after another.
@@ -88,16 +94,17 @@ public final class TodoRows: RandomAccessCollection, Sendable {
     fileprivate var flags: [Flags] = []
     fileprivate var texts = TodoTexts.Builder()
     fileprivate var dues = TodoTexts.Builder()
+    fileprivate var keys = TodoTexts.Builder()
 
     /// How many to-dos.
     var count: Int { pks.count }
 
     mutating func append(
       pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Priority, complete: Bool,
-      due: UnsafeBufferPointer<UInt8>?
+      due: UnsafeBufferPointer<UInt8>?, key: UnsafeBufferPointer<UInt8>? = nil
     ) {
       appendText(text)
-      append(pk: pk, priority: priority, complete: complete, due: due)
+      append(pk: pk, priority: priority, complete: complete, due: due, key: key)
     }
 
     /// Starts the next to-do with its text; `append(pk:priority:complete:due:)` ends it.
@@ -106,9 +113,11 @@ public final class TodoRows: RandomAccessCollection, Sendable {
       texts.append(text)
     }
 
-    /// Ends the to-do started by `appendText`.
+    /// Ends the to-do started by `appendText`; `key` is its text key, nil when the key is a
+    /// number.
     mutating func append(
-      pk: Int64, priority: Priority, complete: Bool, due: UnsafeBufferPointer<UInt8>?
+      pk: Int64, priority: Priority, complete: Bool, due: UnsafeBufferPointer<UInt8>?,
+      key: UnsafeBufferPointer<UInt8>? = nil
     ) {
       precondition(texts.count == pks.count + 1, "a to-do without its text")
       if case .other(let number) = priority {
@@ -116,8 +125,10 @@ public final class TodoRows: RandomAccessCollection, Sendable {
         priorityNumbers.append(number)
       }
       pks.append(pk)
-      flags.append(Flags(complete: complete, hasDue: due != nil, priority: priority))
+      flags.append(
+        Flags(complete: complete, hasDue: due != nil, priority: priority, textKey: key != nil))
       dues.append(due ?? UnsafeBufferPointer(start: nil, count: 0))
+      keys.append(key ?? UnsafeBufferPointer(start: nil, count: 0))
     }
   }
 
@@ -128,7 +139,7 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   public subscript(position: Int) -> Todo {
     Todo(
       pk: pks[position], text: text(position), priority: priority(position),
-      complete: isComplete(position), due: due(position))
+      complete: isComplete(position), due: due(position), key: key(position))
   }
 
   public func pk(_ position: Int) -> Int64 { pks[position] }
@@ -186,6 +197,30 @@ public final class TodoRows: RandomAccessCollection, Sendable {
 
   public func hasDue(_ position: Int) -> Bool { flags[position].contains(.hasDue) }
 
+  /// Whether the key at `position` is text (``TodoKey``).
+  public func hasTextKey(_ position: Int) -> Bool { flags[position].contains(.textKey) }
+
+  /// Whether any key is text.
+  public var hasTextKeys: Bool { !keys.isEmptyOfText }
+
+  /// The text key at `position`, nil when the key is a number.
+  public func key(_ position: Int) -> String? {
+    guard hasTextKey(position) else { return nil }
+    return keys.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The key at `position` as the app stores it, as text: the text key or the number's digits.
+  public func keyText(_ position: Int) -> String {
+    key(position) ?? String(pks[position])
+  }
+
+  /// The name of the page of the to-do at `position` (`todos/NAME.html`): the number's digits,
+  /// or ``TodoKey/pageName(ofText:number:)`` of a text key.
+  public func pageName(_ position: Int) -> String {
+    guard hasTextKey(position) else { return String(pks[position]) }
+    return keys.withText(position) { TodoKey.pageName(ofText: $0, number: pks[position]) }
+  }
+
   /// Runs `body` with the UTF-8 bytes of the due date at `position`, nil when it has none.
   public func withDue<T>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T)
     rethrows -> T
@@ -197,5 +232,20 @@ public final class TodoRows: RandomAccessCollection, Sendable {
   public func due(_ position: Int) -> String? {
     guard hasDue(position) else { return nil }
     return dues.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
+}
+
+/// Runs `body` with the UTF-8 of `text`, or nil.
+func withOptionalUTF8<T>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> T) -> T {
+  guard var value = text else { return body(nil) }
+  defer { text = value }
+  return value.withUTF8 { body($0) }
+}
+
+extension [UInt8]? {
+  /// Runs `body` with the bytes, or nil.
+  func withOptionalBuffer<T>(_ body: (UnsafeBufferPointer<UInt8>?) -> T) -> T {
+    guard let self else { return body(nil) }
+    return self.withUnsafeBufferPointer { body($0) }
   }
 }

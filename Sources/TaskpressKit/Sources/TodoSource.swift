@@ -83,13 +83,16 @@ public final class TodoSource {
     try source.forEachRow(sql) { row in
       ordinal += 1
       guard
-        let pk = reader.key(
+        let (pk, key) = reader.todoKey(
           row, 0, field: pkName, location: "\(tableLabel) row \(ordinal)")
       else { return }
       // Made only for a warning: most rows have none.
-      func location() -> String { "\(tableLabel) \(pkName)=\(pk)" }
+      func keyText() -> String {
+        key.map { quoted(String(decoding: $0, as: UTF8.self)) } ?? "\(pk)"
+      }
+      func location() -> String { "\(tableLabel) \(pkName)=\(keyText())" }
       guard seen.insert(pk, taken: { todos.pks }) else {
-        reader.warn(location(), "\(pkName) \(pk) is used by more than one row; row skipped")
+        reader.warn(location(), "\(pkName) \(keyText()) is used by more than one row; row skipped")
         return
       }
       // Warnings in the order of the columns: text, priority, complete, due.
@@ -97,16 +100,22 @@ public final class TodoSource {
       let priority = Self.priority(
         row, 2, field: priorityName, location: location, reader: &reader)
       let complete = isComplete(row, 3, location: location, reader: &reader)
-      guard dueColumn != nil else {
-        todos.append(pk: pk, priority: priority, complete: complete, due: nil)
-        return
-      }
-      reader.withOptionalText(row, 4, field: "due", location: location()) { due in
-        todos.append(pk: pk, priority: priority, complete: complete, due: due)
+      key.withOptionalBuffer { key in
+        guard dueColumn != nil else {
+          todos.append(pk: pk, priority: priority, complete: complete, due: nil, key: key)
+          return
+        }
+        reader.withOptionalText(row, 4, field: "due", location: location()) { due in
+          todos.append(pk: pk, priority: priority, complete: complete, due: due, key: key)
+        }
       }
     }
     try source.checkSnapshot()
-    return (TodoRows(todos), reader.warnings)
+    let rows = TodoRows(todos)
+    // Text keys are numbered by a hash, so rows read in the column's order are not in the
+    // numbers' order, which the plan and the records find rows by.
+    guard !rows.isInPKOrder else { return (rows, reader.warnings) }
+    return (TodoRows(rows, at: rows.indices.sorted { rows.pk($0) < rows.pk($1) }), reader.warnings)
   }
 
   // MARK: - Fields
