@@ -28,6 +28,8 @@ public final class Database {
   private var snapshotDepth = 0
   /// Set when the file is read with `immutable=1`: the lock that makes that safe.
   private var immutableRead: ImmutableRead?
+  /// The authorizer's and progress handler's state, once untrusted SQL was compiled.
+  var queryGuard: QueryGuard?
 
   /// Opens the database at `path` read-only.
   ///

@@ -10,6 +10,18 @@ public final class Statement {
   public let sql: String
   let database: Database
   let handle: OpaquePointer
+  /// How long each run may take, for a statement of untrusted SQL (`prepareUntrusted`).
+  var timeLimit: TimeLimit?
+  /// The bytes of `sql` the statement was compiled from, when what follows was checked.
+  var statementLength: Int?
+  /// Whether the running time limit is this statement's.
+  var isTiming = false
+
+  init(database: Database, sql: String, handle: OpaquePointer) {
+    self.database = database
+    self.sql = sql
+    self.handle = handle
+  }
 
   init(database: Database, sql: String, single: Bool = false) throws {
     var statement: OpaquePointer?
@@ -39,6 +51,7 @@ public final class Statement {
   }
 
   deinit {
+    if isTiming { disarmTimeLimit() }
     sqlite3_finalize(handle)
   }
 
@@ -71,6 +84,7 @@ public final class Statement {
 
   /// Clears the bindings and rewinds the statement so it can run again.
   public func reset() {
+    if isTiming { disarmTimeLimit() }
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
   }
@@ -81,14 +95,24 @@ public final class Statement {
   ///
   /// The row reads the statement's current values, so read it before stepping again.
   public func step() throws -> Row? {
+    if timeLimit != nil { armTimeLimit() }
     let code = sqlite3_step(handle)
     switch code {
     case SQLITE_ROW:
       return Row(statement: self)
     case SQLITE_DONE:
+      if isTiming { disarmTimeLimit() }
       return nil
     default:
+      let stopped = timeLimit != nil && disarmTimeLimit()
       sqlite3_reset(handle)
+      if let timeLimit, stopped, (code & 0xFF) == SQLITE_INTERRUPT {
+        throw SQLiteError(file: database.path, code: code, message: timeLimit.message)
+      }
+      if timeLimit != nil {
+        // SQL the user wrote: its error without the SQL around it, which taskpress wrote.
+        throw SQLiteError.from(code: code, connection: database.handle, file: database.path)
+      }
       throw database.error(code: code, sql: sql)
     }
   }

@@ -142,6 +142,10 @@ enum Specs {
         name: "photo-cache-size", valueName: "<size>",
         help: "The most the photo cache holds (bytes, or K, M, G); oldest dropped first.",
         defaultText: "1G"),
+      OptionSpec(
+        name: "query-timeout", valueName: "<seconds>",
+        help: "How long a source's \"query\" may run before the build stops.",
+        defaultText: "30"),
       hostOption,
       help,
     ])

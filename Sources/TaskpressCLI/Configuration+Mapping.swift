@@ -27,10 +27,11 @@ extension Configuration {
   ]
 
   /// The keys of a source's object.
-  static let mappingKeys = ["file", "table", "columns", "where"]
+  static let mappingKeys = ["file", "table", "columns", "where", "query"]
 
-  /// `"todos": {"file": "app.db", "table": "tasks", "columns": {"text": "title"}, "where": "…"}`:
-  /// the file as the string form would give it, and the mapping.
+  /// `"todos": {"file": "app.db", "table": "tasks", "columns": {"text": "title"}, "where": "…"}`
+  /// or `"todos": {"file": "app.db", "query": "SELECT id AS pk, title AS text, …"}`: the file
+  /// as the string form would give it, and the mapping.
   static func applyMapping(
     key: String, fields: [String: MappingField], file: String, base: String,
     to options: inout BuildOptions
@@ -47,6 +48,9 @@ extension Configuration {
         mapping.table = text
       case ("where", .string(let text)) where !text.isEmpty:
         mapping.filter = text
+      case ("query", .string(let text))
+      where text.contains(where: { !$0.isWhitespace && $0 != ";" }):
+        mapping.query = text
       case ("columns", .strings(let columns)):
         for (field, column) in columns.sorted(by: { $0.key < $1.key }) {
           guard known.contains(field) else {
@@ -62,7 +66,7 @@ extension Configuration {
           }
           mapping.columns[field] = column
         }
-      case ("file", _), ("table", _), ("where", _):
+      case ("file", _), ("table", _), ("where", _), ("query", _):
         throw UsageError("\(source): \"\(name)\" must be a non-empty string")
       case ("columns", _):
         throw UsageError(
@@ -74,6 +78,15 @@ extension Configuration {
         }
         message += " (the keys are " + mappingKeys.map { "'\($0)'" }.joined(separator: ", ") + ")"
         throw UsageError(message)
+      }
+    }
+    if mapping.query != nil {
+      let others = ["table", "columns", "where"].filter { fields[$0] != nil }
+      if !others.isEmpty {
+        let names = others.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw UsageError(
+          "\(source): \"query\" reads its own rows and names its own columns: drop \(names),"
+            + " or drop \"query\" (give either a query, or a table with columns and where)")
       }
     }
     guard let path, !path.isEmpty else {

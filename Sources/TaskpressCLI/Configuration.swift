@@ -389,6 +389,15 @@ enum Configuration {
             + "date-time with a zone (2026-12-01T08:30:00Z)")
       }
       options.date = date
+    case "query-timeout":
+      guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400,
+        value.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+      else {
+        throw UsageError(
+          "\(source): invalid value '\(value)': expected a number of seconds above 0, at most"
+            + " 86400 (a day), such as '30' or '2.5'")
+      }
+      options.queryTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
     case "history-limit":
       guard let limit = Int(value), limit >= 1 else {
         throw UsageError("\(source): invalid value '\(value)': expected a whole number, 1 or more")

@@ -80,7 +80,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
       "--config --todos --possessions --contacts --templates --output --base-url --locale"
       + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
       + " --markdown --noindex --csv-bom --search --previous --date --history-limit --max-photo-pixels"
-      + " --keep-photo-metadata --photo-formats --photo-cache --photo-cache-size --host --help"
+      + " --keep-photo-metadata --photo-formats --photo-cache --photo-cache-size --query-timeout --host --help"
     #expect(
       result.output.split(separator: "\n", omittingEmptySubsequences: false) == [
         "complete -F _taskpress taskpress",

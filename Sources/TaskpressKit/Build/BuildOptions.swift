@@ -37,6 +37,8 @@ public struct BuildOptions: Sendable, Equatable {
   public var contacts: String?
   /// The tables, columns and rows to read where a database does not follow the usual schema.
   public var mapping = SourceMappings()
+  /// How long one read of a source's `query` may run before the build stops with an error.
+  public var queryTimeout: Duration = SourceQuery.defaultTimeout
   /// A folder whose templates override the built-in theme file by file.
   public var templates: String?
   /// The folder the site is written to.

@@ -51,7 +51,8 @@ extension Build.BuildRun {
     do {
       if let path = options.possessions {
         let source = try PossessionSource(
-          path: path, mapping: options.mapping.possessions, busyTimeout: busyTimeout)
+          path: path, mapping: options.mapping.possessions, busyTimeout: busyTimeout,
+          queryTimeout: options.queryTimeout)
         threads.possessionSource = source
         let loaded = try source.load()
         read.data.possessions = loaded.possessions
@@ -71,7 +72,8 @@ extension Build.BuildRun {
       }
       if let path = options.contacts {
         let source = try ContactSource(
-          path: path, mapping: options.mapping.contacts, busyTimeout: busyTimeout)
+          path: path, mapping: options.mapping.contacts, busyTimeout: busyTimeout,
+          queryTimeout: options.queryTimeout)
         defer { source.close() }
         let loaded = try source.load()
         read.data.contacts = loaded.contacts
@@ -91,7 +93,7 @@ extension Build.BuildRun {
       let loaded = try result.get()
       read.data.packedTodos = loaded.todos
       read.data.hasTodos = true
-      read.data.hasDueDates = options.mapping.todos.columns["due"] != nil
+      read.data.hasDueDates = loaded.hasDueDates
       warnings += loaded.warnings
     }
     if let otherError { throw otherError }

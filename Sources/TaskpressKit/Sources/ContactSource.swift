@@ -17,15 +17,19 @@ public final class ContactSource {
   ///   - path: The database file, as the user gave it; warnings and errors name it so.
   ///   - mapping: The table, columns and filter, where they are not the usual ones.
   ///   - busyTimeout: How long to wait while another program writes to the file.
+  ///   - queryTimeout: How long one read of the mapping's query may run.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
   public init(
-    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5)
+    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5),
+    queryTimeout: Duration = SourceQuery.defaultTimeout
   ) throws {
     self.path = path
-    self.mapping = mapping
     source = try SourceDatabase(
-      path: path, table: "contacts", mapping: mapping, busyTimeout: busyTimeout)
+      path: path, table: "contacts", mapping: mapping, busyTimeout: busyTimeout,
+      queryTimeout: queryTimeout)
+    let mapping = source.resolved(mapping)
+    self.mapping = mapping
     columns = try source.requireColumns(SourceMapping.contactFields.map(mapping.column))
   }
 
@@ -41,7 +45,7 @@ public final class ContactSource {
   public func load() throws -> (contacts: [Contact], warnings: [BuildWarning]) {
     let names = columns.map(quotedIdentifier)
     let sql = """
-      SELECT \(names.joined(separator: ", ")) FROM \(quotedIdentifier(source.table))\
+      SELECT \(names.joined(separator: ", ")) FROM \(source.fromClause)\
       \(source.whereClause) ORDER BY \(names[0])
       """
     let table = mapping.table ?? "contacts"

@@ -34,15 +34,19 @@ public final class PossessionSource {
   ///   - path: The database file, as the user gave it; warnings and errors name it so.
   ///   - mapping: The table, columns and filter, where they are not the usual ones.
   ///   - busyTimeout: How long to wait while another program writes to the file.
+  ///   - queryTimeout: How long one read of the mapping's query may run.
   /// - Throws: ``SourceError`` naming the file when it cannot be read or lacks the table or a
   ///   column.
   public init(
-    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5)
+    path: String, mapping: SourceMapping = SourceMapping(), busyTimeout: Duration = .seconds(5),
+    queryTimeout: Duration = SourceQuery.defaultTimeout
   ) throws {
     self.path = path
-    self.mapping = mapping
     source = try SourceDatabase(
-      path: path, table: "possessions", mapping: mapping, busyTimeout: busyTimeout)
+      path: path, table: "possessions", mapping: mapping, busyTimeout: busyTimeout,
+      queryTimeout: queryTimeout)
+    let mapping = source.resolved(mapping)
+    self.mapping = mapping
     rowidName = source.rowidName()
     // A mapped id must be there; the usual one may be missing (the rowid stands in).
     idColumn =
@@ -87,7 +91,7 @@ public final class PossessionSource {
     let names = columns.map(quotedIdentifier)
     let sql = """
       SELECT \(rowidName ?? key), \(key), \(names[0]), \(names[1]), typeof(\(names[2])) \
-      FROM \(quotedIdentifier(source.table))\(source.whereClause) ORDER BY \(key)
+      FROM \(source.fromClause)\(source.whereClause) ORDER BY \(key)
       """
     let table = mapping.table ?? "possessions"
     let idName = mapping.column("id")
@@ -201,7 +205,7 @@ public final class PossessionSource {
     } else {
       let sql = """
         SELECT CAST(\(quotedIdentifier(columns[2])) AS BLOB) \
-        FROM \(quotedIdentifier(source.table)) WHERE \(quotedIdentifier(idColumn ?? "id")) = ?1 \
+        FROM \(source.fromClause) WHERE \(quotedIdentifier(idColumn ?? "id")) = ?1 \
         LIMIT 1
         """
       statement = try source.prepare(sql)

@@ -11,6 +11,9 @@ public struct SourceMapping: Sendable, Equatable {
   /// An SQL condition a row must meet to be published (`done = 'false'`). It runs on the same
   /// read-only connection as everything else, so it can only read.
   public var filter: String?
+  /// A read-only `SELECT` whose result columns are named by the fields, read instead of a
+  /// table (`"query"` in `taskpress.json`; see `SourceQuery.swift`).
+  public var query: String?
 
   public init(table: String? = nil, columns: [String: String] = [:], filter: String? = nil) {
     self.table = table
@@ -32,6 +35,7 @@ public struct SourceMapping: Sendable, Equatable {
   var key: String {
     let columns = columns.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     return "table=\(table ?? "") columns=\(columns.joined(separator: ",")) where=\(filter ?? "")"
+      + (query.map { " query(\($0.utf8.count))=\($0)" } ?? "")
   }
 }
 
