@@ -60,6 +60,10 @@ enum Specs {
         name: "possessions", valueName: "<db>",
         help: "SQLite database with a 'possessions' table."),
       OptionSpec(
+        name: "photo-folder", valueName: "<dir>",
+        help: "Folder that photos stored as paths are relative to.",
+        defaultText: "the possessions database's folder"),
+      OptionSpec(
         name: "contacts", valueName: "<db>", help: "SQLite database with a 'contacts' table."),
       OptionSpec(
         name: "templates", valueName: "<dir>",

@@ -27,7 +27,7 @@ extension Configuration {
   ]
 
   /// The keys of a source's object.
-  static let mappingKeys = ["file", "table", "columns", "where", "query"]
+  static let mappingKeys = ["file", "table", "columns", "where", "query", "photo-folder"]
 
   /// `"todos": {"file": "app.db", "table": "tasks", "columns": {"text": "title"}, "where": "…"}`
   /// or `"todos": {"file": "app.db", "query": "SELECT id AS pk, title AS text, …"}`: the file
@@ -40,10 +40,18 @@ extension Configuration {
     let known = mappingFields[key] ?? []
     var mapping = SourceMapping()
     var path: String?
+    var photoFolder: String?
     for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
       switch (name, value) {
       case ("file", .string(let text)):
         path = text
+      case ("photo-folder", .string(let text)) where key == "possessions" && !text.isEmpty:
+        photoFolder = text
+      case ("photo-folder", _) where key != "possessions":
+        throw UsageError(
+          "\(source): \"photo-folder\" is for \"possessions\", whose rows have photos")
+      case ("photo-folder", _):
+        throw UsageError("\(source): \"photo-folder\" must be a non-empty string")
       case ("table", .string(let text)) where !text.isEmpty:
         mapping.table = text
       case ("where", .string(let text)) where !text.isEmpty:
@@ -93,6 +101,8 @@ extension Configuration {
       throw UsageError("\(source): \"file\" is missing: the database to read")
     }
     try apply(name: key, value: join(base, path), source: source, to: &options)
+    // Relative to the configuration file, as `file` is.
+    if let photoFolder { options.photoFolder = join(base, photoFolder) }
     switch key {
     case "todos": options.mapping.todos = mapping
     case "possessions": options.mapping.possessions = mapping

@@ -243,7 +243,7 @@ enum Configuration {
   private static func isPath(_ key: String) -> Bool {
     [
       "todos", "possessions", "contacts", "templates", "output", "report", "previous",
-      "photo-cache",
+      "photo-cache", "photo-folder",
     ]
     .contains(key)
   }
@@ -325,6 +325,7 @@ enum Configuration {
       }
       options.host = value
     case "photo-cache": options.photoCache = try nonEmpty()
+    case "photo-folder": options.photoFolder = try nonEmpty()
     case "photo-cache-size":
       guard let size = byteCount(value), size >= 1 << 20 else {
         throw UsageError(

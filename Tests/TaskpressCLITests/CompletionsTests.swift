@@ -77,7 +77,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
     let result = try run("bash", ["--norc", "-c", "cd '\(folder)' && " + program])
     #expect(result.status == 0)
     let buildOptions: Substring =
-      "--config --todos --possessions --contacts --templates --output --base-url --locale"
+      "--config --todos --possessions --photo-folder --contacts --templates --output --base-url --locale"
       + " --page-size --gallery-page-size --board-limit --pretty-urls --jobs --strict --quiet --warnings --report --title --data"
       + " --markdown --noindex --csv-bom --search --previous --date --history-limit --max-photo-pixels"
       + " --keep-photo-metadata --photo-formats --photo-cache --photo-cache-size --query-timeout --host --help"
@@ -87,7 +87,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (
         "build publish init render check serve completions help --help -h --version",
         "build",
         buildOptions,
-        "--possessions --page-size --pretty-urls --previous --photo-formats --photo-cache --photo-cache-size",
+        "--possessions --photo-folder --page-size --pretty-urls --previous --photo-formats --photo-cache --photo-cache-size",
         "en ja",
         "site",
         "--help -h bash zsh fish",

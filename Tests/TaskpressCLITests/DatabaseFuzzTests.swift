@@ -39,6 +39,12 @@ import Testing
       possessions +=
         "INSERT INTO possessions VALUES (\(key), 'thing \(key)', 'note', X'\(png)\(noise)');"
     }
+    // Photos stored as paths, hostile ones: a mutant may turn them into any other path.
+    for (key, path) in ["../db.sqlite", "/etc/passwd", "db.sqlite", ".", "a/../../b.png"]
+      .enumerated()
+    {
+      possessions += "INSERT INTO possessions VALUES (\(31 + key), 'path', 'note', '\(path)');"
+    }
     var contacts = "PRAGMA page_size = 1024;"
     contacts += "CREATE TABLE contacts(id INTEGER PRIMARY KEY, name, address, phone);"
     for key in 1...120 {

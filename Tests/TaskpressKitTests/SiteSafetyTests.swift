@@ -125,7 +125,11 @@ import Testing
       todos +=
         "INSERT INTO todo VALUES (\(id), \(literal(value(strings, row: row, field: 0))), "
         + "\(row % 3 + 1), \(row % 2));\n"
-      let photo = row % 3 == 0 ? "X'\(photo)'" : "NULL"
+      // Every third row's photo is a path: the name's text (hostile paths: `..`, markup,
+      // NUL bytes, line breaks, 20,000 characters), a warning naming the row.
+      let photo =
+        row % 3 == 0
+        ? "X'\(photo)'" : row % 3 == 1 ? literal(value(strings, row: row, field: 1)) : "NULL"
       possessions +=
         "INSERT INTO possessions VALUES (\(id), \(literal(value(strings, row: row, field: 1))), "
         + "\(literal(value(strings, row: row, field: 2))), \(photo));\n"
@@ -195,7 +199,17 @@ import Testing
     // The reader drops NUL bytes and says so, once per field that had them.
     let nulRows = hostile.warnings.filter { $0.message.contains("NUL bytes") }
     #expect(nulRows.count == 6)
-    #expect(benign.warnings.isEmpty)
+    // Each photo path is one warning naming its row, on one line; none is published.
+    for build in [hostile, benign] {
+      let photoWarnings = build.warnings.filter { $0.message.hasPrefix("photo '") }
+      let rows = Self.hostile.indices.filter {
+        $0 % 3 == 1 && !Self.value(Self.hostile, row: $0, field: 1).isEmpty
+      }
+      #expect(photoWarnings.map(\.location) == rows.map { "possessions id=\($0 + 1)" })
+      #expect(photoWarnings.allSatisfy { !$0.description.contains("\n") })
+      #expect(photoWarnings.allSatisfy { $0.message.hasSuffix("; not published") })
+    }
+    #expect(benign.warnings.allSatisfy { $0.message.hasPrefix("photo '") })
 
     // Every page is there, in both builds.
     let pages = SiteChecker.pages(hostile.files).map(\.file)

@@ -42,7 +42,9 @@ import Testing
     #expect(
       warnings.map(\.description) == [
         "\(path): possessions id=13: photo is not a recognized image (starts with 3c 3f 78 6d)",
-        "\(path): possessions id=14: photo is not a recognized image (starts with 3c 73 76 67)",
+        // Text is a path to a photo file.
+        "\(path): possessions id=14: photo '<svg xmlns=\"http://www.w3.org/2000/svg\"><script/>"
+          + "</svg>' is not in the photo folder; not published",
         "\(path): possessions id=17: photo is a number, not an image",
         "\(path): possessions id=18: photo is not a recognized image (starts with 42 4d 57 20)",
         "\(path): possessions id=19: photo is not a recognized image (starts with 01 02)",

@@ -33,6 +33,9 @@ public struct BuildOptions: Sendable, Equatable {
   public var todos: String?
   /// The possessions database (`possessions` table).
   public var possessions: String?
+  /// The folder that possessions' photos stored as paths are relative to (`--photo-folder`);
+  /// nil for the possessions database's folder.
+  public var photoFolder: String?
   /// The contacts database (`contacts` table).
   public var contacts: String?
   /// The tables, columns and rows to read where a database does not follow the usual schema.

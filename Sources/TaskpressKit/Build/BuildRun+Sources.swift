@@ -51,13 +51,20 @@ extension Build.BuildRun {
     do {
       if let path = options.possessions {
         let source = try PossessionSource(
-          path: path, mapping: options.mapping.possessions, busyTimeout: busyTimeout,
-          queryTimeout: options.queryTimeout)
+          path: path, mapping: options.mapping.possessions, photoFolder: options.photoFolder,
+          busyTimeout: busyTimeout, queryTimeout: options.queryTimeout)
         threads.possessionSource = source
         let loaded = try source.load()
         read.data.possessions = loaded.possessions
         read.data.hasPossessions = true
         possessionWarnings = loaded.warnings
+        // Photos stored as files are not in the databases' identity: the files the rows name,
+        // as found now, join both keys.
+        if let files = source.photoFilesDescription {
+          photoFilesKey = " photo-files " + writer.hashKey.hash(files).hex
+          inputs += photoFilesKey
+          photosKey = photosKey.map { $0 + photoFilesKey }
+        }
       }
       // Nothing to do when the inputs are those of the previous build and its files are
       // intact (the sources are still read, for their warnings).
@@ -136,12 +143,14 @@ extension Build.BuildRun {
     let (photosKey, settings, cache, jobs) = (
       photosKey, prepared.photoSettings, prepared.photoCache, prepared.jobs
     )
+    let photoFilesKey = photoFilesKey
     let staging = threads.staging
     let last = lastBuild.records
     let stagePhotos: @Sendable () -> Void = {
       do {
         if let recorded = try Build.recordedPhotos(
-          key: photosKey, last: last, options: options, settings: settings, writer: writer)
+          key: photosKey, last: last, options: options, settings: settings,
+          photoFiles: photoFilesKey, writer: writer)
         {
           threads.reusedPhotos.withLock { $0 = recorded }
           threads.photoWarnings.withLock { $0 = (recorded.warnings, 0) }

@@ -56,7 +56,8 @@ extension Build {
     let threads: BuildThreads
     let writer: OutputWriter
     /// The key of this build's inputs, under the folder's key, with the history limit.
-    let inputs: String
+    /// With the photo files the possessions name, once they are read (`photoFilesKey`).
+    var inputs: String
     /// What the last build recorded of its inputs (`LastBuild.records`).
     let previousRecord: InputsRecord?
     /// Whether the inputs are not the recorded ones (a guess, made before the output folder is
@@ -70,6 +71,9 @@ extension Build {
     var sourceWarnings: [BuildWarning] = []
     /// The photos' key (`Build.photosKey`), taken before the possessions are opened.
     var photosKey: String?
+    /// The part of both keys that names the photo files the possessions' rows hold (empty when
+    /// they hold none), found when the possessions are read.
+    var photoFilesKey = ""
     /// The social card's URL, when this build publishes one.
     var cardImage: String?
     /// What the commit records for the next build, gathered while the site is staged.

@@ -31,16 +31,17 @@ extension Build {
   /// The photos the previous build recorded, each of their files kept as that build left it,
   /// when this build's photos are provably those: the recorded key is `key`, the possessions
   /// database was not written since `key` was taken (its rows are read), the renditions were
-  /// made by this libvips (when there are any: libvips is loaded only then), and every recorded
+  /// made by this libvips (when there are any: libvips is loaded only then), the photo files the
+  /// rows name are as they were found (`photoFiles`, a part of `key`), and every recorded
   /// file is as the writer left it. Nil, with nothing added, otherwise. The record is taken
   /// from `last`, the records the last build left (`LastBuild.records`).
   static func recordedPhotos(
     key: String?, last: LastRecords, options: BuildOptions, settings: PhotoSettings,
-    writer: OutputWriter
+    photoFiles: String = "", writer: OutputWriter
   ) throws -> PhotoRecord? {
     guard options.renderPaths.contains(.recordedPhotos), let key,
       let record = last.photos(), record.key == key,
-      photosKey(options, settings: settings, key: writer.hashKey) == key,
+      photosKey(options, settings: settings, key: writer.hashKey).map({ $0 + photoFiles }) == key,
       record.vipsVersion.map({ $0 == Vips.version }) ?? true,
       try writer.keepAll(record.paths)
     else { return nil }

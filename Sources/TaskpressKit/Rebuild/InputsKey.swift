@@ -228,6 +228,11 @@ extension Build {
     // Warnings name the file as it was given.
     add("given as \(path)")
     add("mapping \(mapping)")
+    if source == .possessions {
+      add(
+        "photo-folder \(options.photoFolder.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "")"
+      )
+    }
     add(fileIdentity(path) ?? "missing")
     add(fileIdentity(path + "-wal") ?? "no wal")
     add(header(of: path))
