@@ -4,6 +4,7 @@ import TaskpressKit
 enum MappingField: Decodable {
   case string(String)
   case strings([String: String])
+  case tables([String: [String: String]])
   case other
 
   init(from decoder: Decoder) throws {
@@ -12,6 +13,8 @@ enum MappingField: Decodable {
       self = .string(value)
     } else if let value = try? container.decode([String: String].self) {
       self = .strings(value)
+    } else if let value = try? container.decode([String: [String: String]].self) {
+      self = .tables(value)
     } else {
       self = .other
     }
@@ -27,7 +30,14 @@ extension Configuration {
   ]
 
   /// The keys of a source's object.
-  static let mappingKeys = ["file", "table", "columns", "where", "query", "photo-folder"]
+  static let mappingKeys = [
+    "file", "table", "columns", "where", "query", "photo-folder", "values", "dates",
+  ]
+
+  /// The fields of the to-dos whose values `"values"` maps, and the date fields `"dates"` gives
+  /// units for.
+  static let valueFields = ["priority"]
+  static let dateFields = ["due"]
 
   /// `"todos": {"file": "app.db", "table": "tasks", "columns": {"text": "title"}, "where": "…"}`
   /// or `"todos": {"file": "app.db", "query": "SELECT id AS pk, title AS text, …"}`: the file
@@ -52,6 +62,46 @@ extension Configuration {
           "\(source): \"photo-folder\" is for \"possessions\", whose rows have photos")
       case ("photo-folder", _):
         throw UsageError("\(source): \"photo-folder\" must be a non-empty string")
+      case ("values", .tables(let maps)) where key == "todos":
+        for (field, map) in maps.sorted(by: { $0.key < $1.key }) {
+          guard valueFields.contains(field) else {
+            throw UsageError(
+              "\(source): \"values\" maps the values of "
+                + valueFields.map { "'\($0)'" }.joined(separator: ", ") + ", not '\(field)'")
+          }
+          mapping.values[field] = map
+        }
+        do {
+          _ = try mapping.priorityValues()
+        } catch {
+          throw UsageError("\(source): \"values\" \(error.description)")
+        }
+      case ("values", .strings(let maps)) where key == "todos" && maps.isEmpty:
+        break
+      case ("values", _) where key == "todos":
+        throw UsageError(
+          "\(source): \"values\" must map a field to an object of the app's values, e.g."
+            + " {\"priority\": {\"H\": \"high\", \"M\": \"medium\", \"L\": \"low\"}}")
+      case ("dates", .strings(let units)) where key == "todos":
+        for (field, name) in units.sorted(by: { $0.key < $1.key }) {
+          guard dateFields.contains(field) else {
+            throw UsageError(
+              "\(source): \"dates\" gives the unit of "
+                + dateFields.map { "'\($0)'" }.joined(separator: ", ") + ", not '\(field)'")
+          }
+          guard let unit = DateUnit(rawValue: name) else {
+            throw UsageError(
+              "\(source): \"dates\": '\(name)' is not a unit (the units are "
+                + DateUnit.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
+          }
+          mapping.dates[field] = unit
+        }
+      case ("values", _),
+        ("dates", _) where key != "todos":
+        throw UsageError("\(source): \"\(name)\" is for \"todos\" only")
+      case ("dates", _):
+        throw UsageError(
+          "\(source): \"dates\" must be an object of units, e.g. {\"due\": \"milliseconds\"}")
       case ("table", .string(let text)) where !text.isEmpty:
         mapping.table = text
       case ("where", .string(let text)) where !text.isEmpty:

@@ -225,19 +225,35 @@ enum Configuration {
       switch member.value.value {
       case .string(let text): fields[member.key] = .string(text)
       case .object(let inner):
-        var strings: [String: String]? = [:]
-        for field in inner {
-          guard case .string(let text) = field.value.value else {
-            strings = nil
-            break
+        if let strings = Self.strings(inner) {
+          fields[member.key] = .strings(strings)
+        } else {
+          // An object of objects of strings (`"values"`).
+          var tables: [String: [String: String]]? = [:]
+          for field in inner {
+            guard case .object(let members) = field.value.value, let strings = Self.strings(members)
+            else {
+              tables = nil
+              break
+            }
+            tables?[field.key] = strings
           }
-          strings?[field.key] = text
+          fields[member.key] = tables.map(MappingField.tables) ?? .other
         }
-        fields[member.key] = strings.map(MappingField.strings) ?? .other
       default: fields[member.key] = .other
       }
     }
     return fields
+  }
+
+  /// An object's members when each is a string (a later member wins); nil otherwise.
+  private static func strings(_ members: [JSONElement.Member]) -> [String: String]? {
+    var strings: [String: String] = [:]
+    for member in members {
+      guard case .string(let text) = member.value.value else { return nil }
+      strings[member.key] = text
+    }
+    return strings
   }
 
   private static func isPath(_ key: String) -> Bool {

@@ -18,7 +18,12 @@ extension Build {
 
     init(_ options: BuildOptions, sourceDateEpoch: String?) throws {
       theme = try Theme.load(overrides: options.templates)
-      let (labels, labelWarnings) = try theme.labels(options.locale)
+      var (labels, labelWarnings) = try theme.labels(options.locale)
+      // The levels the to-dos' value map labels (`"4:Someday"`); a bad map is the source's
+      // error, when it is read.
+      for (level, label) in (try? options.mapping.todos.priorityValues())??.labels ?? [:] {
+        labels.texts[Labels.priorityKey(level)] = label
+      }
       self.labels = labels
       // Every template is checked against the variables it can see before anything is read.
       var checker = TemplateCheck(theme: theme)

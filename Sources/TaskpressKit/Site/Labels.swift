@@ -54,7 +54,8 @@ public struct Labels: Sendable, Equatable {
 
   /// The label of a priority: High, Medium, Low, Priority 7, No priority.
   public func priority(_ priority: Priority) -> String {
-    switch priority {
+    if let number = priority.number, let label = texts[Self.priorityKey(number)] { return label }
+    return switch priority {
     case .high: self["high"]
     case .medium: self["medium"]
     case .low: self["low"]
@@ -62,6 +63,9 @@ public struct Labels: Sendable, Equatable {
     case .none: self["noPriority"]
     }
   }
+
+  /// The key of a level's own label, given by a source's value map (`"4:Someday"`).
+  static func priorityKey(_ level: Int64) -> String { "priority.\(level)" }
 
   /// The label of a to-do's status.
   public func status(complete: Bool) -> String {

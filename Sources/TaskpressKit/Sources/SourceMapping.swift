@@ -14,6 +14,12 @@ public struct SourceMapping: Sendable, Equatable {
   /// A read-only `SELECT` whose result columns are named by the fields, read instead of a
   /// table (`"query"` in `taskpress.json`; see `SourceQuery.swift`).
   public var query: String?
+  /// How the app's values of a field read as taskpress's, by field: `priority` (see
+  /// ``PriorityValues``), each app value to its level.
+  public var values: [String: [String: String]] = [:]
+  /// The unit of each date field stored as a number, by field (`due` -> `milliseconds`); see
+  /// ``DateUnit``. Seconds since 1970 when not given.
+  public var dates: [String: DateUnit] = [:]
 
   public init(table: String? = nil, columns: [String: String] = [:], filter: String? = nil) {
     self.table = table
@@ -36,6 +42,21 @@ public struct SourceMapping: Sendable, Equatable {
     let columns = columns.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     return "table=\(table ?? "") columns=\(columns.joined(separator: ",")) where=\(filter ?? "")"
       + (query.map { " query(\($0.utf8.count))=\($0)" } ?? "")
+      + values.sorted { $0.key < $1.key }.map { field, map in
+        " values(\(field))="
+          + map.sorted { $0.key < $1.key }.map {
+            "\($0.key.utf8.count):\($0.key)=\($0.value.utf8.count):\($0.value)"
+          }
+          .joined(separator: ",")
+      }.joined()
+      + dates.sorted { $0.key < $1.key }.map { " date(\($0.key))=\($0.value.rawValue)" }.joined()
+  }
+
+  /// The priority map of `values`, nil when there is none; an error naming the rule that is
+  /// not one.
+  public func priorityValues() throws(ValueMapError) -> PriorityValues? {
+    guard let rules = values["priority"] else { return nil }
+    return try PriorityValues(rules)
   }
 }
 

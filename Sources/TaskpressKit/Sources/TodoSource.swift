@@ -15,6 +15,8 @@ public final class TodoSource {
   /// How warnings name the table and the key: `todo` and `pk` unless mapped.
   private let tableLabel: String
   private let mapping: SourceMapping
+  /// The app's priorities as levels (`"values"`), when the mapping has them.
+  private let priorityValues: PriorityValues?
 
   /// Whether the to-dos have a due date (the mapping names a column for it).
   public var hasDueDates: Bool { dueColumn != nil }
@@ -38,6 +40,11 @@ public final class TodoSource {
       queryTimeout: queryTimeout)
     let mapping = source.resolved(mapping)
     self.mapping = mapping
+    do {
+      priorityValues = try mapping.priorityValues()
+    } catch {
+      throw SourceError(file: path, message: "\"values\" \(error.description)")
+    }
     let fields =
       ["pk", "text", "priority", "complete"] + (mapping.columns["due"] == nil ? [] : ["due"])
     let found = try source.requireColumns(fields.map(mapping.column))
@@ -65,13 +72,17 @@ public final class TodoSource {
   /// - Throws: ``SourceError`` when the database cannot be read.
   public func loadRows() throws -> (todos: TodoRows, warnings: [BuildWarning]) {
     var names = columns.map(quotedIdentifier)
+    // A number is a time in the field's unit (seconds since 1970 unless the mapping says
+    // otherwise); text stays. The number itself comes too, to see whether it looks right.
+    let dueUnit = mapping.dates["due"] ?? .seconds
     if let dueColumn {
-      // A number is a time in seconds since 1970, as the sample apps store it; text stays.
       let due = quotedIdentifier(dueColumn)
-      names.append(
-        "CASE WHEN typeof(\(due)) IN ('integer', 'real')"
-          + " THEN strftime('%Y-%m-%dT%H:%M:%SZ', \(due), 'unixepoch') ELSE \(due) END")
+      names.append(dueUnit.expression(due))
+      names.append("CASE WHEN typeof(\(due)) IN ('integer', 'real') THEN \(due) END")
     }
+    var wrongUnit: (count: Int, likely: DateUnit)?
+    var unmappedPriorities: [String: Int] = [:]
+    let priorityValues = priorityValues
     let sql = """
       SELECT \(names.joined(separator: ", ")) FROM \(source.fromClause)\
       \(source.whereClause) ORDER BY \(names[0])
@@ -101,8 +112,14 @@ public final class TodoSource {
       }
       // Warnings in the order of the columns: text, priority, complete, due.
       reader.withText(row, 1, field: textName, location: location()) { todos.appendText($0) }
-      let priority = Self.priority(
-        row, 2, field: priorityName, location: location, reader: &reader)
+      let priority =
+        priorityValues.map { Self.priority(row, 2, $0, unmapped: &unmappedPriorities) }
+        ?? Self.priority(row, 2, field: priorityName, location: location, reader: &reader)
+      if dueColumn != nil, let number = row.double(at: 5),
+        let likely = dueUnit.likelyUnit(of: number)
+      {
+        wrongUnit = ((wrongUnit?.count ?? 0) + 1, likely)
+      }
       let complete = isComplete(row, 3, location: location, reader: &reader)
       key.withOptionalBuffer { key in
         guard dueColumn != nil else {
@@ -115,6 +132,19 @@ public final class TodoSource {
       }
     }
     try source.checkSnapshot()
+    for (value, count) in unmappedPriorities.sorted(by: { $0.key < $1.key }) {
+      reader.warn(
+        tableLabel,
+        "\(priorityName) \(value) is not in the mapping's \"values\" (\(count) "
+          + (count == 1 ? "row" : "rows") + "); shown as No priority")
+    }
+    if let wrongUnit, let dueName = dueColumn {
+      reader.warn(
+        tableLabel,
+        "\(dueName): \(wrongUnit.count) " + (wrongUnit.count == 1 ? "number looks" : "numbers look")
+          + " like \(wrongUnit.likely.rawValue), not \(dueUnit.rawValue); set \"dates\": "
+          + "{\"due\": \"\(wrongUnit.likely.rawValue)\"} in the mapping")
+    }
     let rows = TodoRows(todos)
     // Text keys are numbered by a hash, so rows read in the column's order are not in the
     // numbers' order, which the plan and the records find rows by.
@@ -123,6 +153,28 @@ public final class TodoSource {
   }
 
   // MARK: - Fields
+
+  /// The level `values` gives the value in column `index` (NULL is no priority unless the map
+  /// names `null`); a value the map does not name is no priority, counted in `unmapped` (a
+  /// warning for each value, not each row).
+  private static func priority(
+    _ row: Row, _ index: Int, _ values: PriorityValues, unmapped: inout [String: Int]
+  ) -> Priority {
+    let text: String
+    switch row.columnType(at: index) {
+    case .null: text = "null"
+    case .integer: text = String(row.int64(at: index) ?? 0)
+    case .real:
+      let value = row.double(at: index) ?? .nan
+      text = Int64(exactly: value).map(String.init) ?? String(value)
+    case .text: text = row.text(at: index)?.string ?? ""
+    case .blob: text = "(a blob)"
+    }
+    if let priority = values.priority(ofText: text) { return priority }
+    if text == "null" { return .none }
+    unmapped[quoted(text), default: 0] += 1
+    return .none
+  }
 
   /// 1, 2, 3 are High, Medium, Low; another whole number keeps its value; anything else is
   /// no priority. All but the first three are warnings.
