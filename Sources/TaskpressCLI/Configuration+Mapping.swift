@@ -31,7 +31,7 @@ extension Configuration {
 
   /// The keys of a source's object.
   static let mappingKeys = [
-    "file", "table", "columns", "where", "query", "photo-folder", "values", "dates",
+    "file", "app", "table", "columns", "where", "query", "photo-folder", "values", "dates",
   ]
 
   /// The fields of the to-dos whose values `"values"` maps, and the date fields `"dates"` gives
@@ -49,12 +49,23 @@ extension Configuration {
     let source = "\(file): key '\(key)'"
     let known = mappingFields[key] ?? []
     var mapping = SourceMapping()
+    var preset: AppPreset?
     var path: String?
     var photoFolder: String?
     for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
       switch (name, value) {
       case ("file", .string(let text)):
         path = text
+      case ("app", .string(let text)) where key == "todos":
+        guard let found = AppPreset(rawValue: text.lowercased()) else {
+          throw UsageError(
+            "\(source): \"app\": '\(text)' is not an app taskpress knows (the apps are "
+              + AppPreset.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+              + "); map its tables with \"table\" and \"columns\" or a \"query\" instead")
+        }
+        preset = found
+      case ("app", _):
+        throw UsageError("\(source): \"app\" is for \"todos\": a name such as 'taskwarrior'")
       case ("photo-folder", .string(let text)) where key == "possessions" && !text.isEmpty:
         photoFolder = text
       case ("photo-folder", _) where key != "possessions":
@@ -137,6 +148,16 @@ extension Configuration {
         message += " (the keys are " + mappingKeys.map { "'\($0)'" }.joined(separator: ", ") + ")"
         throw UsageError(message)
       }
+    }
+    if let preset {
+      let others = fields.keys.filter { $0 != "file" && $0 != "app" }.sorted()
+      if !others.isEmpty {
+        throw UsageError(
+          "\(source): \"app\" gives the whole mapping of \(preset.rawValue)'s database: drop "
+            + others.map { "\"\($0)\"" }.joined(separator: ", ")
+            + ", or drop \"app\" and write the mapping out (Docs/apps.md has each app's)")
+      }
+      mapping = preset.mapping
     }
     if mapping.query != nil {
       let others = ["table", "columns", "where"].filter { fields[$0] != nil }

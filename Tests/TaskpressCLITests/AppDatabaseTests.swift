@@ -1,4 +1,5 @@
 import Foundation
+import TaskpressKit
 import Testing
 
 /// Other apps' databases as they are: the fixtures in `Tests/TestFixtures/apps/`, made by the
@@ -123,5 +124,104 @@ import Testing
     #expect(result.status == 64)
     #expect(result.stderr.split(separator: "\n").first.map(String.init) == expected)
     #expect(!FileManager.default.fileExists(atPath: folder.path + "/site"))
+  }
+
+  /// The published to-dos of `data/todos.json` in `folder`'s site: key to priority label,
+  /// status and due day.
+  static func published(_ folder: Folder) throws -> [String: String] {
+    let data = try Data(contentsOf: URL(filePath: folder.path + "/site/data/todos.json"))
+    let rows = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    var published: [String: String] = [:]
+    for row in rows {
+      let key = try #require(row["pk"] as? String)
+      let due = (row["due"] as? String).map { String($0.prefix(10)) } ?? ""
+      published[key] = "\(row["priority_label"] ?? "") \(row["status"] ?? "") \(due)"
+    }
+    return published
+  }
+
+  /// A folder with the fixture `app/file` copied in and `"todos": {"app": APP, "file": FILE}`.
+  static func presetFolder(app: String, folder fixture: String, file: String) throws -> Folder {
+    let folder = try Folder()
+    try FileManager.default.copyItem(
+      atPath: apps.appending(path: "\(fixture)/\(file)").path, toPath: folder.path + "/" + file)
+    try folder.write(
+      "taskpress.json", #"{"todos": {"app": ""# + app + #"", "file": ""# + file + #""}}"#)
+    return folder
+  }
+
+  @Test("\"app\": \"taskwarrior\" publishes a TaskChampion store made by its own library")
+  func taskwarrior() throws {
+    let folder = try Self.presetFolder(
+      app: "taskwarrior", folder: "taskwarrior", file: "taskchampion.sqlite3")
+    let before = try Data(contentsOf: URL(filePath: folder.path + "/taskchampion.sqlite3"))
+    let result = try folder.taskpress(["build", "--date", "2025-03-15"])
+    #expect(result.status == 0)
+    #expect(result.stderr == "")
+    let uuid = "6b0f8b5e-1c1d-4a1e-9a57-0c2f3a4b5c0"
+    #expect(
+      try Self.published(folder) == [
+        uuid + "1": "High In Progress 2025-03-20",
+        uuid + "2": "Medium Complete ",
+        uuid + "3": "Low Complete 2025-03-15",
+        uuid + "5": "Medium In Progress ",
+        uuid + "6": "High In Progress 2025-04-01",
+        uuid + "7": "No priority In Progress ",
+        uuid + "8": "Low In Progress 2025-05-01",
+      ])
+    #expect(try Data(contentsOf: URL(filePath: folder.path + "/taskchampion.sqlite3")) == before)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+        ".site.taskpress", "site", "taskchampion.sqlite3", "taskpress.json",
+      ])
+  }
+
+  @Test("\"app\": \"todoman\" publishes the cache todoman made, iCalendar's priorities as levels")
+  func todoman() throws {
+    let folder = try Self.presetFolder(app: "todoman", folder: "todoman", file: "cache.sqlite3")
+    let result = try folder.taskpress(["build", "--date", "2025-03-15"])
+    #expect(result.status == 0)
+    #expect(result.stderr == "")
+    let uid = { (number: Int) in "todoman-fixture-0\(number)@taskpress" }
+    #expect(
+      try Self.published(folder) == [
+        uid(1): "High In Progress 2025-03-20",
+        uid(2): "Medium In Progress 2025-03-25",
+        uid(3): "Low Complete 2025-03-14",
+        uid(5): "No priority In Progress ",
+        uid(6): "High In Progress 2025-03-18",
+        uid(7): "Low Complete 2025-03-09",
+        uid(8): "Low In Progress ",
+      ])
+  }
+
+  @Test("an unknown app, or \"app\" beside a mapping, is a usage error saying what to do")
+  func presetMistakes() throws {
+    let folder = try Self.presetFolder(app: "things", folder: "todoman", file: "cache.sqlite3")
+    let unknown = try folder.taskpress(["build"])
+    #expect(unknown.status == 64)
+    #expect(
+      unknown.stderr.hasPrefix(
+        #"error: taskpress.json:1:2: key 'todos': "app": 'things' is not an app taskpress knows"#
+          + " (the apps are 'taskwarrior', 'todoman')"))
+    try folder.write(
+      "taskpress.json",
+      #"{"todos": {"app": "todoman", "file": "cache.sqlite3", "table": "todos"}}"#)
+    let both = try folder.taskpress(["build"])
+    #expect(both.status == 64)
+    #expect(both.stderr.contains(#"drop "table", or drop "app""#))
+  }
+
+  @Test("the apps are told apart by their tables")
+  func detect() {
+    #expect(
+      AppPreset.detect(tables: [
+        "tasks": ["uuid", "data"], "operations": ["id", "data"], "working_set": ["id", "uuid"],
+      ]) == .taskwarrior)
+    #expect(
+      AppPreset.detect(tables: [
+        "todos": ["id", "uid", "summary", "status", "priority"], "files": ["path"],
+      ]) == .todoman)
+    #expect(AppPreset.detect(tables: ["todo": ["pk", "text", "priority", "complete"]]) == nil)
   }
 }
