@@ -91,7 +91,7 @@ extension Build.BuildRun {
       let loaded = try result.get()
       read.data.packedTodos = loaded.todos
       read.data.hasTodos = true
-      read.data.hasDueDates = options.mapping.todos.columns["due"] != nil
+      read.data.hasDueDates = loaded.hasDueDates
       warnings += loaded.warnings
     }
     if let otherError { throw otherError }

@@ -20,7 +20,9 @@ extension Build {
     /// What the threads staging the site share: the photos once they are staged, and failures.
     let staging = StagingState()
     /// The to-dos, as the reading thread left them.
-    let todos = Mutex<Result<(todos: TodoRows, warnings: [BuildWarning]), any Error>?>(nil)
+    let todos = Mutex<
+      Result<(todos: TodoRows, warnings: [BuildWarning], hasDueDates: Bool), any Error>?
+    >(nil)
     /// What the last build left to keep its pages by, when looked at early.
     let lastPages = Mutex<LastPages?>(nil)
     /// The photos' warnings and how many renditions were decoded.
@@ -40,7 +42,8 @@ extension Build {
           let source = try TodoSource(
             path: path, mapping: options.mapping.todos, busyTimeout: busyTimeout)
           defer { source.close() }
-          return try source.loadRows()
+          let loaded = try source.loadRows()
+          return (todos: loaded.todos, warnings: loaded.warnings, hasDueDates: source.hasDueDates)
         }
         self.todos.withLock { $0 = result }
       }
