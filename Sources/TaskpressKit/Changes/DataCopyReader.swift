@@ -73,9 +73,21 @@ enum DataCopyReader {
     let complete = try row.bool()
     try row.key(5, keys)
     try row.skipString()
-    // The due date, when the to-dos have one: not compared.
-    if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
-    row.withText(text) { todos.append(pk: pk, text: $0, priority: priority, complete: complete) }
+    // The due date, when the to-dos have one (the field, null without a date).
+    guard row.skip(keys.prefixes[6]) else {
+      row.withText(text) { todos.append(pk: pk, text: $0, priority: priority, complete: complete) }
+      return
+    }
+    var due = try row.optionalString()
+    row.withText(text) { text in
+      guard due != nil else {
+        return todos.append(
+          pk: pk, text: text, priority: priority, complete: complete, due: .some(nil))
+      }
+      due?.withUTF8 {
+        todos.append(pk: pk, text: text, priority: priority, complete: complete, due: .some($0))
+      }
+    }
   }
 
   private static func possession(_ row: inout Cursor) throws(NotWritten)

@@ -11,6 +11,11 @@ struct PreviousBuild: Sendable, Equatable {
     var text: String
     var priority: Int64?
     var complete: Bool
+    /// The due date, nil when it had none.
+    var due: String? = nil
+    /// Whether the copy had the field (its site had due dates): a build whose previous copy
+    /// had none compares no due dates.
+    var hasDueField = false
   }
 
   struct Possession: Codable, Sendable, Equatable {
@@ -365,5 +370,30 @@ final class LastBuild: Sendable {
     }
     previous.todos = try PreviousBuild.readTodos(copy, copyReader: copyReader)
     return nil
+  }
+}
+
+extension PreviousBuild.Todo {
+  enum CodingKeys: String, CodingKey {
+    case pk, text, priority, complete, due
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    pk = try container.decode(Int64.self, forKey: .pk)
+    text = try container.decode(String.self, forKey: .text)
+    priority = try container.decodeIfPresent(Int64.self, forKey: .priority)
+    complete = try container.decode(Bool.self, forKey: .complete)
+    hasDueField = container.contains(.due)
+    due = try container.decodeIfPresent(String.self, forKey: .due)
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(pk, forKey: .pk)
+    try container.encode(text, forKey: .text)
+    try container.encode(priority, forKey: .priority)
+    try container.encode(complete, forKey: .complete)
+    if hasDueField { try container.encode(due, forKey: .due) }
   }
 }

@@ -11,11 +11,17 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   private let priorities: [Int64]
   private let flags: [Flags]
   private let texts: TodoTexts
+  /// The due dates (empty where there is none: `Flags.hasDue`), when the copy had the field.
+  private let dues: TodoTexts
+  /// Whether the copy had due dates (`PreviousBuild.Todo.hasDueField`): only then are they
+  /// compared.
+  let hasDueDates: Bool
 
   fileprivate struct Flags: OptionSet, Sendable, Equatable {
     let rawValue: UInt8
     static let complete = Flags(rawValue: 1)
     static let hasPriority = Flags(rawValue: 2)
+    static let hasDue = Flags(rawValue: 4)
   }
 
   /// To-dos as they are read, one after another.
@@ -24,16 +30,28 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     fileprivate var priorities: [Int64] = []
     fileprivate var flags: [Flags] = []
     fileprivate var texts = TodoTexts.Builder()
+    fileprivate var dues = TodoTexts.Builder()
+    fileprivate var hasDueDates = false
 
-    /// Adds a to-do, whose text's UTF-8 is `text`.
+    /// Adds a to-do, whose text's UTF-8 is `text`; `due` is its due date's, when the copy
+    /// has the field (nil there when it has no due date).
     mutating func append(
-      pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool
+      pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool,
+      due: UnsafeBufferPointer<UInt8>?? = .none
     ) {
       pks.append(pk)
       priorities.append(priority ?? 0)
-      flags.append(
-        Flags(rawValue: (complete ? 1 : 0) | (priority == nil ? 0 : Flags.hasPriority.rawValue)))
+      var flags = Flags(
+        rawValue: (complete ? 1 : 0) | (priority == nil ? 0 : Flags.hasPriority.rawValue))
       texts.append(text)
+      if case .some(let due) = due {
+        hasDueDates = true
+        if due != nil { flags.insert(.hasDue) }
+        dues.append(due ?? UnsafeBufferPointer(start: nil, count: 0))
+      } else {
+        dues.append(UnsafeBufferPointer(start: nil, count: 0))
+      }
+      self.flags.append(flags)
     }
   }
 
@@ -43,14 +61,22 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     priorities = builder.priorities
     flags = builder.flags
     texts = TodoTexts(builder.texts)
+    dues = TodoTexts(builder.dues)
+    hasDueDates = builder.hasDueDates
   }
 
   init(_ todos: some Sequence<PreviousBuild.Todo>) {
     var builder = Builder()
     for todo in todos {
       var text = todo.text
-      text.withUTF8 {
-        builder.append(pk: todo.pk, text: $0, priority: todo.priority, complete: todo.complete)
+      var due = todo.due ?? ""
+      text.withUTF8 { text in
+        due.withUTF8 { utf8 in
+          let field: UnsafeBufferPointer<UInt8>?? =
+            todo.hasDueField ? .some(todo.due == nil ? nil : utf8) : .none
+          builder.append(
+            pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, due: field)
+        }
       }
     }
     self.init(builder)
@@ -67,7 +93,7 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   subscript(position: Int) -> PreviousBuild.Todo {
     PreviousBuild.Todo(
       pk: pks[position], text: text(position), priority: priority(position),
-      complete: isComplete(position))
+      complete: isComplete(position), due: due(position), hasDueField: hasDueDates)
   }
 
   func pk(_ position: Int) -> Int64 { pks[position] }
@@ -77,6 +103,12 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   }
 
   func isComplete(_ position: Int) -> Bool { flags[position].contains(.complete) }
+
+  /// The due date at `position`; nil when it had none, or the copy no due dates.
+  func due(_ position: Int) -> String? {
+    guard flags[position].contains(.hasDue) else { return nil }
+    return dues.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
 
   /// The text at `position`, as a `String`.
   func text(_ position: Int) -> String {
@@ -92,8 +124,10 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
 
   static func == (a: PreviousTodos, b: PreviousTodos) -> Bool {
     a.pks == b.pks && a.priorities == b.priorities && a.flags == b.flags
+      && a.hasDueDates == b.hasDueDates
       && a.indices.allSatisfy { position in
         a.withText(position) { ours in b.withText(position) { ours.elementsEqual($0) } }
+          && a.due(position) == b.due(position)
       }
   }
 }

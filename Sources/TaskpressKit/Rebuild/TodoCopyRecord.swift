@@ -335,8 +335,7 @@ private struct ObjectFinder {
     guard let todos = array.withUnsafeBytes(DataCopyReader.todos), todos.count == 1,
       todos.pk(0) == pk
     else { return nil }
-    return PreviousBuild.Todo(
-      pk: pk, text: todos.text(0), priority: todos.priority(0), complete: todos.isComplete(0))
+    return todos[0]
   }
 }
 
