@@ -124,7 +124,7 @@ enum Specs {
         defaultText: "the site in --output"),
       OptionSpec(
         name: "date", valueName: "<date>",
-        help: "The date a build that changed something records (ISO 8601).",
+        help: "The build's date, for overdue marks and the record of changes (ISO 8601).",
         defaultText: "SOURCE_DATE_EPOCH, else now"),
       OptionSpec(
         name: "history-limit", valueName: "<n>", help: "Builds the history of changes keeps.",

@@ -274,7 +274,8 @@ import Testing
     #expect(
       try Self.read(options.output + "/sitemap.xml").contains(
         "<loc>https://example.org/tasks/calendar.html</loc>"))
-    // No calendar without a due column.
+    // No calendar without a due column (the table's is named otherwise, and not mapped).
+    try connection.execute("ALTER TABLE todo RENAME COLUMN due TO deadline")
     options.mapping.todos.columns["due"] = nil
     try Self.build(options)
     for file in ["calendar.html", "calendar.ics", "calendar-high.ics"] {
@@ -319,4 +320,122 @@ import Testing
       }
     }
   }
+
+  @Test("--date alone is the build's date: three nights give SOURCE_DATE_EPOCH's bytes")
+  func dateFlagIsTheBuildsDate() throws {
+    let folder = try makeTemporaryFolder()
+    var byFlag = try Self.options(folder)
+    byFlag.output = folder + "/by-flag"
+    var byEpoch = byFlag
+    byEpoch.output = folder + "/by-epoch"
+    byEpoch.date = nil
+    // Midnight UTC of 2026-11-29, 2026-11-30 and 2026-12-01.
+    let nights = [
+      ("2026-11-29", "1795910400"), ("2026-11-30", "1795996800"), ("2026-12-01", "1796083200"),
+    ]
+    for (night, epoch) in nights {
+      byFlag.date = BuildDate.normalize(night)
+      try Self.build(byFlag)
+      try Self.build(byEpoch, sourceDateEpoch: epoch)
+      let flagged = tree(byFlag.output)
+      #expect(flagged == tree(byEpoch.output), "\(night)")
+      // 2024-02-29 is overdue every night; 2026-11-30 only from 2026-12-01. The lists also
+      // mark to-do 6, due '2026-02-30' (not a day, so not in the calendar).
+      let marks = night == "2026-12-01" ? 2 : 1
+      for (page, mark, count) in [
+        ("index.html", "<strong class=\"overdue\">", marks + 1),
+        ("calendar.html", " is-overdue\"", marks),
+        ("status/in-progress/index.html", "<strong class=\"overdue\">", marks + 1),
+      ] {
+        let text = String(decoding: flagged[page] ?? Data(), as: UTF8.self)
+        #expect(text.components(separatedBy: mark).count - 1 == count, "\(night) \(page)")
+      }
+      let todo = String(decoding: flagged["todos/7.html"] ?? Data(), as: UTF8.self)
+      #expect(todo.contains("<strong>Overdue</strong>") == (night == "2026-12-01"), "\(night)")
+    }
+  }
+
+  @Test("a todo table's due column is read without a mapping: the calendar and the due dates")
+  func dueColumnByDefault() throws {
+    let folder = try makeTemporaryFolder()
+    var options = try Self.options(folder)
+    options.mapping.todos.columns = [:]
+    try Self.build(options)
+    let site = tree(options.output)
+    #expect(site["calendar.html"] != nil)
+    #expect(site["calendar.ics"] != nil)
+    let index = String(decoding: site["index.html"] ?? Data(), as: UTF8.self)
+    #expect(index.contains("<span class=\"due\">Due 2026-12-31</span>"))
+  }
+
+  @Test(
+    "a due date changed, added or removed is a change: changes.html, the feeds, changes.json, the history",
+    arguments: [BuildOptions.Locale.en, .ja])
+  func dueDateChanges(locale: BuildOptions.Locale) throws {
+    let folder = try makeTemporaryFolder()
+    var options = try Self.options(folder)
+    options.locale = locale
+    let database = try Database.openWritableForTesting(at: options.todos ?? "")
+    // Night 1: the data as it is. Night 2: only to-do 1's due date moves. Night 3: to-do 3
+    // gets one, to-do 9 loses its own.
+    options.date = "2026-12-01T06:00:00Z"
+    try Self.build(options)
+    try database.execute("UPDATE todo SET due = '2027-01-15' WHERE pk = 1")
+    options.date = "2026-12-02T06:00:00Z"
+    try Self.build(options)
+    try database.execute("UPDATE todo SET due = '2026-12-20' WHERE pk = 3")
+    try database.execute("UPDATE todo SET due = NULL WHERE pk = 9")
+    options.date = "2026-12-03T06:00:00Z"
+    try Self.build(options)
+    let site = tree(options.output)
+    func text(_ path: String) -> String { String(decoding: site[path] ?? Data(), as: UTF8.self) }
+    let (changed, none, timeline) =
+      locale == .ja ? ("期限の変更", "なし", "期限を変更") : ("Due date changed", "none", "Due date changed")
+    // A day as the locale writes it (the `date` label).
+    func shown(_ iso: String) -> String {
+      guard locale == .ja else { return iso }
+      let parts = iso.split(separator: "-").map { Int($0) ?? 0 }
+      return "\(parts[0])年\(parts[1])月\(parts[2])日"
+    }
+    let changes = text("changes.html")
+    #expect(changes.contains(changed), "\(changes)")
+    #expect(changes.contains("\(shown("2026-12-31")) → \(shown("2027-01-15"))"))
+    #expect(changes.contains("\(none) → \(shown("2026-12-20"))"))
+    #expect(changes.contains("\(shown("2026-12-05")) → \(none)"))
+    #expect(text("feed.xml").contains("\(shown("2026-12-31")) → \(shown("2027-01-15"))"))
+    #expect(text("feed.json").contains("\(shown("2026-12-31")) → \(shown("2027-01-15"))"))
+    let data = text("data/changes.json")
+    #expect(data.components(separatedBy: "\"change\" : \"due\"").count - 1 == 3, "\(data)")
+    #expect(
+      text("data/todo-history.json").contains("{\"pk\":1,\"first\":1,\"events\":[[2,\"due\"]]}"))
+    #expect(text("todos/1.html").contains(timeline))
+    #expect(text("todos/9.html").contains(timeline))
+    // The other to-dos' histories record nothing.
+    #expect(!text("todos/4.html").contains(timeline))
+  }
+
+  @Test("a previous build without due dates records none: its copy had no due field")
+  func dueDatesAppearing() throws {
+    let folder = try makeTemporaryFolder()
+    var options = try Self.options(folder)
+    // A site built before the due dates were read (mapped to no column of the table).
+    let database = try Database.openWritableForTesting(at: options.todos ?? "")
+    try database.execute("ALTER TABLE todo RENAME COLUMN due TO deadline")
+    options.mapping.todos.columns = [:]
+    try Self.build(options)
+    #expect(
+      !String(decoding: tree(options.output)["data/todos.json"] ?? Data(), as: UTF8.self).contains(
+        "\"due\""))
+    // The next night the column is `due`: read by default, and not a change of every to-do.
+    try database.execute("ALTER TABLE todo RENAME COLUMN deadline TO due")
+    options.date = "2026-12-02T06:00:00Z"
+    try Self.build(options)
+    let site = tree(options.output)
+    #expect(site["calendar.html"] != nil)
+    let data = String(decoding: site["data/changes.json"] ?? Data(), as: UTF8.self)
+    #expect(!data.contains("\"due\""), "\(data)")
+    #expect(
+      !String(decoding: site["changes.html"] ?? Data(), as: UTF8.self).contains("Due date changed"))
+  }
+
 }

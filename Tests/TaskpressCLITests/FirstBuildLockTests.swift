@@ -119,6 +119,39 @@ import Testing
       ])
   }
 
+  @Test("a first build into a copy of its own site (a fresh clone): no note but for the rest")
+  func copyOfTheSite() throws {
+    let folder = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let todos = folder + "/todo.sqlite"
+    try SafetyFixtures.todos(at: todos, count: 5)
+    let built = runTaskpress(["build", "--todos", todos, "--output", folder + "/built"])
+    #expect(built.status == 0)
+    // A copy of the site without taskpress's state, as a clone of a repository has it.
+    for (name, other) in [("copy", nil), ("copy-and-notes", "notes.txt")] {
+      let site = folder + "/" + name
+      try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+      for (path, bytes) in tree(folder + "/built") {
+        let file = site + "/" + path
+        try FileManager.default.createDirectory(
+          atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try bytes.write(to: URL(filePath: file))
+      }
+      if let other { try Data("mine".utf8).write(to: URL(filePath: site + "/" + other)) }
+      let first = runTaskpress(["build", "--todos", todos, "--output", site])
+      #expect(first.status == 0)
+      #expect(
+        first.stderr
+          == (other.map {
+            "note: '\(site)' already held what taskpress did not write ('\($0)'); the site "
+              + "was written beside it, and taskpress will never change or remove it\n"
+          } ?? ""), "\(name)")
+      #expect(
+        tree(site)
+          == tree(folder + "/built").merging(other.map { [$0: Data("mine".utf8)] } ?? [:]) { $1 })
+    }
+  }
+
   /// Runs the binary with `arguments` in `folder` as a user without privileges (as root,
   /// through setpriv as `nobody`, whom permissions bind).
   private func runUnprivileged(_ arguments: [String], in folder: String) throws

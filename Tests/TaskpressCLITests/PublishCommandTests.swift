@@ -37,7 +37,7 @@ private func publishedTree(_ folder: String) -> [String: Data] {
   let enumerator = FileManager.default.enumerator(atPath: folder)
   while let path = enumerator?.nextObject() as? String {
     var isFolder: ObjCBool = false
-    FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
+    _ = FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
     if !isFolder.boolValue {
       files[path] = FileManager.default.contents(atPath: folder + "/" + path)
     }
@@ -52,7 +52,7 @@ private func report(_ path: String) throws -> [String: Any] {
 
 /// The environment of the tests' publishes: rclone from PATH, an empty rclone config.
 private func environment(_ folder: String) -> [String: String] {
-  FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
+  _ = FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
   return [
     "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
     "RCLONE_CONFIG": folder + "/rclone.conf",
@@ -247,7 +247,7 @@ private func environment(_ folder: String) -> [String: String] {
     arguments: [(String?.none, true), ("true", false)])
   func progressLine(ci: String?, shown: Bool) throws {
     let folder = try builtSite()
-    FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
+    _ = FileManager.default.createFile(atPath: folder + "/rclone.conf", contents: Data())
     let result = try runBinary(
       ["publish", "-o", folder + "/site", folder + "/dest"], in: folder,
       environment: ["CI": ci, "TERM": "xterm", "RCLONE_CONFIG": folder + "/rclone.conf"],

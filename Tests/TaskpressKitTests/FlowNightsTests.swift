@@ -413,13 +413,22 @@ import Testing
     #expect(((flow["throughput"] as? [Any])?.count ?? 0) >= 4)
     let aging = try #require(flow["aging"] as? [[String: Any]])
     #expect(aging.count >= 5)
+    let asOf = String(try #require(flow["date"] as? String).prefix(10))
     // The first page's line says the same numbers.
     let weeks = try #require(flow["throughput"] as? [[String: Any]])
     let line =
       "<p class=\"flow-summary\">Median cycle time in days: \(cycle["median"] ?? "") (85th percentile "
       + "\(cycle["p85"] ?? ""), \(cycle["count"] ?? "") measured) · "
       + "\(weeks[weeks.count - 2]["completed"] ?? "") completed last week · "
-      + "Oldest open to-do, days open: \(aging[0]["days"] ?? "")</p>"
+      + "Oldest open to-do, days open: \(aging[0]["days"] ?? "") (to \(asOf))</p>"
     #expect(ChangesTests.text(options.output + "/index.html").contains(line), "\(line)")
+    // The pages whose days open a script recounts to the reader's day say which day they are
+    // counted to: the same as the first page's, until the script makes it the reader's.
+    let countedTo =
+      "<p class=\"days-counted-to\">Days open are counted to <time datetime=\"\(asOf)\" "
+      + "data-today data-format=\"{year}-{mm}-{dd}\">\(asOf)</time>.</p>"
+    for page in ["flow.html", "report.html"] {
+      #expect(ChangesTests.text(options.output + "/" + page).contains(countedTo), "\(page)")
+    }
   }
 }

@@ -444,7 +444,7 @@ import Testing
       guard let walk = FileManager.default.enumerator(atPath: staging) else { return [] }
       return walk.compactMap { $0 as? String }.filter { name in
         var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: staging + "/" + name, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(atPath: staging + "/" + name, isDirectory: &isFolder)
         return !isFolder.boolValue
       }
     }

@@ -168,8 +168,10 @@ import Testing
         read
           == PreviousTodos(
             Self.hostileTodos.map {
+              // The due dates too, when the copy has them (they are compared then).
               PreviousBuild.Todo(
-                pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete)
+                pk: $0.pk, text: $0.text, priority: $0.priority.number, complete: $0.complete,
+                due: dueDates ? $0.due : nil, hasDueField: dueDates)
             }))
       #expect(read.map { Array($0.text.utf8) } == Self.hostileTodos.map { Array($0.text.utf8) })
       #expect(possessions.withUnsafeBytes(DataCopyReader.possessions)?.count == 18)

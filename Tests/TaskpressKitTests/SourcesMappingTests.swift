@@ -23,11 +23,14 @@ import Testing
     let folder = try FixtureFolder()
     let path = try folder.database("app", sql: Self.tasks)
     let (todos, warnings) = try TodoSource(path: path, mapping: Self.mapping).load()
+    // Its `due` column is read as the due date without being mapped.
     #expect(
       todos == [
-        Todo(pk: 1, text: "Renew passport", priority: .high, complete: false),
+        Todo(
+          pk: 1, text: "Renew passport", priority: .high, complete: false,
+          due: "2008-07-25T12:46:40Z"),
         Todo(pk: 2, text: "Call Caitlin", priority: .medium, complete: true),
-        Todo(pk: 3, text: "Water the plants", priority: .low, complete: false),
+        Todo(pk: 3, text: "Water the plants", priority: .low, complete: false, due: "2026-12-24"),
       ])
     #expect(warnings == [])
   }
@@ -48,6 +51,32 @@ import Testing
     #expect(
       try TodoSource(path: sample, mapping: due).load().todos.map(\.due) == ["2008-07-25T12:46:40Z"]
     )
+  }
+
+  @Test("a column named due (in any case) is the due date when the mapping names none")
+  func dueByDefault() throws {
+    let folder = try FixtureFolder()
+    // The mapped table, its `due` column not named in the mapping.
+    let tasks = try TodoSource(path: folder.database("app", sql: Self.tasks), mapping: Self.mapping)
+    #expect(tasks.hasDueDates)
+    #expect(try tasks.load().todos.map(\.due) == ["2008-07-25T12:46:40Z", nil, "2026-12-24"])
+    // The usual `todo` table with a `Due` column.
+    let path = try folder.database(
+      "todo",
+      sql: """
+        CREATE TABLE todo(pk INTEGER PRIMARY KEY, text TEXT, priority INTEGER, complete, Due TEXT);
+        INSERT INTO todo VALUES (1, 'Pay rent', 1, 0, '2026-12-31');
+        """)
+    let source = try TodoSource(path: path)
+    #expect(source.hasDueDates)
+    #expect(try source.load().todos.map(\.due) == ["2026-12-31"])
+    // A mapped column wins over `due`; a table without one has no due dates (`dueDate` is
+    // another app's column, read only when mapped).
+    let mapped = try TodoSource(path: path, mapping: SourceMapping(columns: ["due": "text"]))
+    #expect(try mapped.load().todos.map(\.due) == ["Pay rent"])
+    let sample = try TodoSource(path: SampleDatabases.path("lbain_Todo-Fun_4a173f4_todo2.sqlite"))
+    #expect(!sample.hasDueDates)
+    #expect(try sample.load().todos.map(\.due) == [nil])
   }
 
   @Test("a filter publishes only the rows it keeps; a bad one names itself and the table")

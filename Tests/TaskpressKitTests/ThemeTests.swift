@@ -33,12 +33,12 @@ import Testing
   func partialRule() throws {
     let templates = try ThemeTemplates(theme: .builtIn).partials
     #expect(
-      try templates.partial(named: "nav", includedFrom: "(built-in)/layout.html")?.name
+      templates.partial(named: "nav", includedFrom: "(built-in)/layout.html")?.name
         == "(built-in)/nav.html")
     #expect(
-      try templates.partial(named: "nav.html", includedFrom: "(built-in)/todo.md")?.name
+      templates.partial(named: "nav.html", includedFrom: "(built-in)/todo.md")?.name
         == "(built-in)/nav.html")
-    #expect(try templates.partial(named: "nav", includedFrom: "(built-in)/todo.md") == nil)
+    #expect(templates.partial(named: "nav", includedFrom: "(built-in)/todo.md") == nil)
   }
 
   @Test("every body template of the theme exists and parses")

@@ -256,7 +256,7 @@ extension Build.BuildRun {
     summary.unchanged = output.unchanged
     summary.removed = output.removed
     summary.repaired = output.repaired
-    summary.foundAtFirstBuild = writer.foundAtFirstBuild
+    summary.foundAtFirstBuild = output.foundBeside
     summary.writtenPaths = output.writtenPaths
     summary.removedPaths = output.removedPaths
     summary.outputProblems = output.warnings

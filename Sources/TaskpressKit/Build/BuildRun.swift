@@ -9,7 +9,8 @@ extension Build {
     let labels: Labels
     /// The theme's warnings: the templates', the labels' and AVIF's, in that order.
     let warnings: [BuildWarning]
-    /// `SOURCE_DATE_EPOCH` as a date, for the pages.
+    /// The build's day, for the pages (`site.generated`, overdue marks, the calendar's today):
+    /// `--date`'s, else `SOURCE_DATE_EPOCH`'s, as `Build.givenDate` takes them.
     let generated: String?
     let jobs: Int
     let renderer: PageRenderer
@@ -28,7 +29,9 @@ extension Build {
       // Every template is checked against the variables it can see before anything is read.
       var checker = TemplateCheck(theme: theme)
       let templateWarnings = try checker.run() + labelWarnings
-      generated = try sourceDateEpoch.map(Build.isoDate(sourceDateEpoch:))
+      // `SOURCE_DATE_EPOCH` is checked even when `--date` is given: it is still an input.
+      let epochDay = try sourceDateEpoch.map(Build.isoDate(sourceDateEpoch:))
+      generated = options.date.map { String($0.prefix(10)) } ?? epochDay
       jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
       // Every template is checked before anything is read or written.
       renderer = try PageRenderer(theme: theme, paths: options.renderPaths)

@@ -19,7 +19,8 @@ public struct BuildSummary: Sendable, Equatable {
   public var seconds = 0.0
   /// Whether an interrupted earlier build was repaired.
   public var repaired = false
-  /// What a first build found in the output folder that taskpress did not write (sorted).
+  /// What a first build found in the output folder that taskpress did not write and left
+  /// beside the site (sorted): not the files it found with the bytes it would write.
   public var foundAtFirstBuild: [String] = []
   /// When each phase of the build ended, in seconds since it started: `read` (the sources),
   /// `render` (photos, pages and data copies staged), `commit`.

@@ -66,6 +66,7 @@ enum ChangeDiff {
           text: new.text(position),
           from: from, to: to))
     }
+    let compareDue = old.hasDueDates
     // The previous rows by their place in `old`: a text is a `String` only where it shows.
     pair(
       old.indices, { old.pk($0) }, positions, { new.pk($0) }, inKeyOrder: inKeyOrder,
@@ -83,6 +84,13 @@ enum ChangeDiff {
         if !old.withText(was, { new.text(at: position, isUTF8: $0) }) {
           change(.text, position, from: old.text(was), to: new.text(position))
         }
+        // Due dates only when the previous copy has them: a copy without the field (of a site
+        // that had none) records no due date as added.
+        if compareDue, old.due(was) != new.due(position) {
+          change(
+            .due, position, from: dueText(old.due(was), labels),
+            to: dueText(new.due(position), labels))
+        }
       },
       added: { change(.added, $0) },
       removed: { was in
@@ -99,6 +107,14 @@ enum ChangeDiff {
     _ old: PreviousTodos, _ new: [Todo], labels: Labels, inKeyOrder: Bool = true
   ) -> [Change] {
     todos(old, TodoRows(new), at: new.indices, labels: labels, inKeyOrder: inKeyOrder)
+  }
+
+  /// A due date as the changes show it: its day in the locale's format, the text as stored
+  /// when it is not a date, the `dueNone` label when there is none.
+  static func dueText(_ due: String?, _ labels: Labels) -> String {
+    guard let due else { return labels["dueNone"] }
+    let todo = Todo(pk: 0, text: "", priority: .none, complete: false, due: due)
+    return todo.dueDay.map { labels.date(iso: String($0)) } ?? due
   }
 
   static func possessions(

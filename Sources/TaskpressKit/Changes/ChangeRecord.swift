@@ -19,7 +19,8 @@ struct Change: Codable, Sendable, Equatable {
 
   /// What changed, in the order a build's changes are listed.
   enum Kind: String, Codable, Sendable, CaseIterable {
-    case added, completed, reopened, priority, text, photo, name, description, details, removed
+    case added, completed, reopened, priority, text, due, photo, name, description, details
+    case removed
   }
 
   var source: Source
@@ -31,7 +32,8 @@ struct Change: Codable, Sendable, Equatable {
   var key: String? = nil
   /// The item's text or name now; for a removed item, its last.
   var text: String
-  /// The value before and after, for a changed priority, text, name or description.
+  /// The value before and after, for a changed priority, text, due date, name or description
+  /// (a due date added or removed: the `dueNone` label on the side without one).
   var from: String?
   var to: String?
   /// The address of the item's page in this build's site (absolute with `--base-url`), absent

@@ -80,11 +80,26 @@ enum DataCopyReader {
     let complete = try row.bool()
     try row.key(5, keys)
     try row.skipString()
-    // The due date, when the to-dos have one: not compared.
-    if row.skip(keys.prefixes[6]) { try row.skipOptionalString() }
+    // The due date, when the to-dos have one (the field, null without a date).
+    guard row.skip(keys.prefixes[6]) else {
+      row.withText(text) { text in
+        withOptionalUTF8(&key) {
+          todos.append(pk: pk, text: text, priority: priority, complete: complete, key: $0)
+        }
+      }
+      return
+    }
+    var due = try row.optionalString()
     row.withText(text) { text in
-      withOptionalUTF8(&key) {
-        todos.append(pk: pk, text: text, priority: priority, complete: complete, key: $0)
+      withOptionalUTF8(&key) { key in
+        guard due != nil else {
+          return todos.append(
+            pk: pk, text: text, priority: priority, complete: complete, due: .some(nil), key: key)
+        }
+        due?.withUTF8 {
+          todos.append(
+            pk: pk, text: text, priority: priority, complete: complete, due: .some($0), key: key)
+        }
       }
     }
   }

@@ -23,7 +23,7 @@ struct TodoHistory: Sendable, Equatable {
   /// What a to-do's event records.
   enum Kind: UInt32, Sendable, CaseIterable {
     case completed = 1
-    case reopened, priority, text, removed
+    case reopened, priority, text, removed, due
 
     /// The name in the file, as a change's kind (`completed`).
     var name: String {
@@ -33,6 +33,7 @@ struct TodoHistory: Sendable, Equatable {
       case .priority: "priority"
       case .text: "text"
       case .removed: "removed"
+      case .due: "due"
       }
     }
 
@@ -50,6 +51,7 @@ struct TodoHistory: Sendable, Equatable {
       case .priority: self = .priority
       case .text: self = .text
       case .removed: self = .removed
+      case .due: self = .due
       default: return nil
       }
     }

@@ -15,6 +15,9 @@ public struct OutputSummary: Sendable, Equatable {
   /// Problems that did not stop the build (a stale file that could not be removed), one line
   /// each, e.g. `site/old.html: permission denied`.
   public var warnings: [OutputError]
+  /// What `OutputWriter.foundAtFirstBuild` names that this build did not make its own (a file
+  /// or folder it wrote, or found with the bytes it would write): left beside the site.
+  public var foundBeside: [String] = []
   /// Renames the commit made (a staged folder counts once); tests stop commits part way.
   var commitSteps = 0
   /// Whether the commit published a new folder exchanged with the old one (`FolderSwap`).

@@ -186,6 +186,18 @@ extension OutputWriter {
     var summary = OutputSummary(
       written: written.count, unchanged: unchanged + carried.count, removed: 0, repaired: repairing,
       writtenPaths: writtenPaths, removedPaths: [], warnings: [])
+    if !foundAtFirstBuild.isEmpty {
+      // What the folder held before its first build, but the names this build's files and
+      // folders start with (those files are the site's now: written, or found as they are).
+      var ours = Set(needed.map { String($0.prefix { $0 != "/" }) })
+      for number in files {
+        let name = records.withPath(Int(number)) { path in
+          String(decoding: path.prefix { $0 != UInt8(ascii: "/") }, as: UTF8.self)
+        }
+        ours.insert(name)
+      }
+      summary.foundBeside = foundAtFirstBuild.filter { !ours.contains($0) }
+    }
 
     if written.isEmpty && stale.isEmpty && !repairing {
       // Nothing visible changes; only the record may (new mtimes, adopted files).

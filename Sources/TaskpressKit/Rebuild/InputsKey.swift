@@ -182,6 +182,7 @@ extension Build {
       add("photo-formats \(options.photoFormats.map(\.rawValue).joined(separator: ","))")
     }
     add("source-date-epoch \(sourceDateEpoch ?? "")")
+    add("date \(options.date ?? "")")
     for (path, file) in theme.files.sorted(by: { $0.key < $1.key }) {
       add("theme \(path)")
       hasher.update(Array("\(file.contents.count)\u{0}".utf8))

@@ -11,19 +11,29 @@ struct PreviousBuild: Sendable, Equatable {
     var text: String
     var priority: Int64?
     var complete: Bool
+    /// The due date, nil when it had none.
+    var due: String? = nil
+    /// Whether the copy had the field (its site had due dates): a build whose previous copy
+    /// had none compares no due dates.
+    var hasDueField = false
     /// The text key (`TodoKey`); nil when the key is a number.
     var key: String? = nil
 
     enum CodingKeys: String, CodingKey {
-      case pk, text, priority, complete
+      case pk, text, priority, complete, due
     }
 
-    init(pk: Int64, text: String, priority: Int64?, complete: Bool, key: String? = nil) {
+    init(
+      pk: Int64, text: String, priority: Int64?, complete: Bool, key: String? = nil,
+      due: String? = nil, hasDueField: Bool = false
+    ) {
       self.pk = pk
       self.text = text
       self.priority = priority
       self.complete = complete
       self.key = key
+      self.due = due
+      self.hasDueField = hasDueField
     }
 
     init(from decoder: any Decoder) throws {
@@ -36,6 +46,8 @@ struct PreviousBuild: Sendable, Equatable {
       text = try container.decode(String.self, forKey: .text)
       priority = try container.decodeIfPresent(Int64.self, forKey: .priority)
       complete = try container.decode(Bool.self, forKey: .complete)
+      hasDueField = container.contains(.due)
+      due = try container.decodeIfPresent(String.self, forKey: .due)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -48,6 +60,7 @@ struct PreviousBuild: Sendable, Equatable {
       try container.encode(text, forKey: .text)
       try container.encode(priority, forKey: .priority)
       try container.encode(complete, forKey: .complete)
+      if hasDueField { try container.encode(due, forKey: .due) }
     }
   }
 

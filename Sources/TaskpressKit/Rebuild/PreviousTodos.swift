@@ -13,11 +13,17 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   private let texts: TodoTexts
   /// The text keys (`TodoKey`); empty where a key is a number.
   private let keys: TodoTexts
+  /// The due dates (empty where there is none: `Flags.hasDue`), when the copy had the field.
+  private let dues: TodoTexts
+  /// Whether the copy had due dates (`PreviousBuild.Todo.hasDueField`): only then are they
+  /// compared.
+  let hasDueDates: Bool
 
   fileprivate struct Flags: OptionSet, Sendable, Equatable {
     let rawValue: UInt8
     static let complete = Flags(rawValue: 1)
     static let hasPriority = Flags(rawValue: 2)
+    static let hasDue = Flags(rawValue: 4)
   }
 
   /// To-dos as they are read, one after another.
@@ -27,18 +33,30 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     fileprivate var flags: [Flags] = []
     fileprivate var texts = TodoTexts.Builder()
     fileprivate var keys = TodoTexts.Builder()
+    fileprivate var dues = TodoTexts.Builder()
+    fileprivate var hasDueDates = false
 
-    /// Adds a to-do, whose text's UTF-8 is `text` and text key's `key` (nil for a number).
+    /// Adds a to-do, whose text's UTF-8 is `text`; `due` is its due date's, when the copy
+    /// has the field (nil there when it has no due date); `key` its text key's (nil for a
+    /// number).
     mutating func append(
       pk: Int64, text: UnsafeBufferPointer<UInt8>, priority: Int64?, complete: Bool,
-      key: UnsafeBufferPointer<UInt8>? = nil
+      due: UnsafeBufferPointer<UInt8>?? = .none, key: UnsafeBufferPointer<UInt8>? = nil
     ) {
       keys.append(key ?? UnsafeBufferPointer(start: nil, count: 0))
       pks.append(pk)
       priorities.append(priority ?? 0)
-      flags.append(
-        Flags(rawValue: (complete ? 1 : 0) | (priority == nil ? 0 : Flags.hasPriority.rawValue)))
+      var flags = Flags(
+        rawValue: (complete ? 1 : 0) | (priority == nil ? 0 : Flags.hasPriority.rawValue))
       texts.append(text)
+      if case .some(let due) = due {
+        hasDueDates = true
+        if due != nil { flags.insert(.hasDue) }
+        dues.append(due ?? UnsafeBufferPointer(start: nil, count: 0))
+      } else {
+        dues.append(UnsafeBufferPointer(start: nil, count: 0))
+      }
+      self.flags.append(flags)
     }
   }
 
@@ -49,6 +67,8 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     flags = builder.flags
     texts = TodoTexts(builder.texts)
     keys = TodoTexts(builder.keys)
+    dues = TodoTexts(builder.dues)
+    hasDueDates = builder.hasDueDates
   }
 
   init(_ todos: some Sequence<PreviousBuild.Todo>) {
@@ -56,10 +76,16 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
     for todo in todos {
       var text = todo.text
       var key = todo.key
+      var due = todo.due ?? ""
       text.withUTF8 { text in
-        withOptionalUTF8(&key) {
-          builder.append(
-            pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete, key: $0)
+        due.withUTF8 { utf8 in
+          let field: UnsafeBufferPointer<UInt8>?? =
+            todo.hasDueField ? .some(todo.due == nil ? nil : utf8) : .none
+          withOptionalUTF8(&key) {
+            builder.append(
+              pk: todo.pk, text: text, priority: todo.priority, complete: todo.complete,
+              due: field, key: $0)
+          }
         }
       }
     }
@@ -77,7 +103,8 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   subscript(position: Int) -> PreviousBuild.Todo {
     PreviousBuild.Todo(
       pk: pks[position], text: text(position), priority: priority(position),
-      complete: isComplete(position), key: key(position))
+      complete: isComplete(position), key: key(position), due: due(position),
+      hasDueField: hasDueDates)
   }
 
   func pk(_ position: Int) -> Int64 { pks[position] }
@@ -94,6 +121,12 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
 
   func isComplete(_ position: Int) -> Bool { flags[position].contains(.complete) }
 
+  /// The due date at `position`; nil when it had none, or the copy no due dates.
+  func due(_ position: Int) -> String? {
+    guard flags[position].contains(.hasDue) else { return nil }
+    return dues.withText(position) { String(decoding: $0, as: UTF8.self) }
+  }
+
   /// The text at `position`, as a `String`.
   func text(_ position: Int) -> String {
     texts.withText(position) { String(decoding: $0, as: UTF8.self) }
@@ -109,8 +142,10 @@ struct PreviousTodos: RandomAccessCollection, Sendable, Equatable, ExpressibleBy
   static func == (a: PreviousTodos, b: PreviousTodos) -> Bool {
     a.pks == b.pks && a.priorities == b.priorities && a.flags == b.flags
       && a.indices.allSatisfy { a.key($0) == b.key($0) }
+      && a.hasDueDates == b.hasDueDates
       && a.indices.allSatisfy { position in
         a.withText(position) { ours in b.withText(position) { ours.elementsEqual($0) } }
+          && a.due(position) == b.due(position)
       }
   }
 }

@@ -246,7 +246,24 @@ extension PageContext {
       ]
       return .computed(fields)
     }
-    return .object(["todos": .array(todos), "hasTodos": .bool(!todos.isEmpty)])
+    var aging: [String: MustacheValue] = [
+      "todos": .array(todos), "hasTodos": .bool(!todos.isEmpty),
+    ]
+    if !todos.isEmpty, let date = flow.date.map({ String($0.prefix(10)) }) {
+      aging["countedTo"] = .string(countedToHTML(date))
+    }
+    return .object(aging)
+  }
+
+  /// The `flowDaysTo` label as HTML, its `{date}` a `<time>` of `date` that `assets/flow.js`
+  /// makes the reader's day (in the `date` label's format) when it counts the days open to it.
+  func countedToHTML(_ date: String) -> String {
+    let marker = "\u{0}"
+    let parts = labels.format("flowDaysTo", ["date": marker]).components(separatedBy: marker)
+    let time =
+      "<time datetime=\"\(date)\" data-today data-format=\"\(RowStrings.escaped(labels["date"]))\">"
+      + RowStrings.escaped(labels.date(iso: date)) + "</time>"
+    return parts.map(RowStrings.escaped).joined(separator: time)
   }
 
   /// The position in index order of the to-do with `pk`: a binary search of the pk order.

@@ -148,7 +148,13 @@ extension PageContext {
     if let p85 = cycle.percentile85 { fields["percentile85"] = .int(Int64(p85)) }
     if let days = flow.aging.first?.days {
       fields["oldestDays"] = .int(Int64(days))
-      fields["oldest"] = .string(labels.format("flowOldest", ["days": "\(days)"]))
+      fields["oldest"] = .string(
+        labels.format(
+          "flowOldest",
+          [
+            "days": "\(days)",
+            "date": flow.date.map { labels.date(iso: String($0.prefix(10))) } ?? "",
+          ]))
     }
     return .object(fields)
   }

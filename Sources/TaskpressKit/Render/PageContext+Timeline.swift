@@ -38,7 +38,7 @@ extension PageContext {
   /// The label of each kind of event, by its raw value.
   static let timelineLabelKeys = [
     "timelineAdded", "timelineCompleted", "timelineReopened", "timelinePriority",
-    "timelineText", "timelineRemoved",
+    "timelineText", "timelineRemoved", "timelineDue",
   ]
 
   /// `earlierBuilds` of the first page of `changes.html`: every build a to-do's timeline links

@@ -10,7 +10,7 @@ public final class TodoSource {
   public let path: String
   private let source: SourceDatabase
   private let columns: [String]
-  /// The due-date column, when the mapping names one.
+  /// The due-date column: the mapping's, else the table's `due` column, if any.
   private let dueColumn: String?
   /// How warnings name the table and the key: `todo` and `pk` unless mapped.
   private let tableLabel: String
@@ -18,7 +18,7 @@ public final class TodoSource {
   /// The app's priorities as levels (`"values"`), when the mapping has them.
   private let priorityValues: PriorityValues?
 
-  /// Whether the to-dos have a due date (the mapping names a column for it).
+  /// Whether the to-dos have a due date (a column the mapping names, or one named `due`).
   public var hasDueDates: Bool { dueColumn != nil }
 
   /// Opens the database and checks the table and its columns.
@@ -45,9 +45,12 @@ public final class TodoSource {
     } catch {
       throw SourceError(file: path, message: "\"values\" \(error.description)")
     }
+    // The due date: the column the mapping names, else one named `due` (in any case) if the
+    // table has it.
+    let due = mapping.columns["due"] ?? source.column("due")
     let fields =
-      ["pk", "text", "priority", "complete"] + (mapping.columns["due"] == nil ? [] : ["due"])
-    let found = try source.requireColumns(fields.map(mapping.column))
+      ["pk", "text", "priority", "complete"].map(mapping.column) + (due.map { [$0] } ?? [])
+    let found = try source.requireColumns(fields)
     columns = Array(found.prefix(4))
     dueColumn = found.count > 4 ? found[4] : nil
     tableLabel = mapping.table ?? "todo"

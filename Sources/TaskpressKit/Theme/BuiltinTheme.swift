@@ -14,8 +14,9 @@ enum BuiltinTheme {
 """#,
     "assets/flow.js": #"""
 // flow.html and report.html: the days a to-do has been open (data-since) and whether it is
-// overdue (data-due) as of the reader's day; without a script the pages show them as of the
-// build. Days are calendar days, counted in UTC between the two dates.
+// overdue (data-due) as of the reader's day, which the note of the day they are counted to
+// (data-today) then names; without a script the pages show them as of the build, and the note
+// names the build's day. Days are calendar days, counted in UTC between the two dates.
 (function () {
   "use strict";
   var now = new Date();
@@ -29,6 +30,15 @@ enum BuiltinTheme {
     if (!isNaN(since)) {
       element.textContent = String(Math.max(0, Math.round((today - since) / 86400000)));
     }
+  });
+  var iso = new Date(today).toISOString().slice(0, 10);
+  document.querySelectorAll("[data-today]").forEach(function (element) {
+    var parts = iso.split("-");
+    var names = { year: parts[0], month: String(+parts[1]), day: String(+parts[2]),
+      mm: parts[1], dd: parts[2] };
+    element.setAttribute("datetime", iso);
+    element.textContent = (element.getAttribute("data-format") || "{year}-{mm}-{dd}")
+      .replace(/\{(year|month|day|mm|dd)\}/g, function (all, name) { return names[name]; });
   });
   document.querySelectorAll("[data-due]").forEach(function (element) {
     var due = day(element.getAttribute("data-due"));
@@ -713,7 +723,12 @@ details summary { cursor: pointer; color: var(--accent); }
 .flow-table th, .flow-table td { padding: 0.3rem 0.35rem; text-align: left; border-top: 1px solid var(--border); }
 .flow-table thead th { border-top: 0; font-size: 0.8rem; font-weight: 600; color: var(--muted); }
 .flow-table .number { text-align: right; font-variant-numeric: tabular-nums; }
+/* Dates and numbers stay whole (the table's other column, a name, wraps; a long word breaks). */
+.flow-table .number, .flow-table .date, .flow-table time { white-space: nowrap; overflow-wrap: normal; }
+.flow-table .number, .flow-table .date { width: 1%; }
 .flow-table th[scope="row"] { font-weight: 400; }
+.aging-table th[scope="row"] { overflow-wrap: anywhere; word-break: break-word; }
+.days-counted-to { margin: 0.5rem 0 0; font-size: 0.85rem; color: var(--muted); }
 .flow-mark, .flow-as-of, .report-as-of { color: var(--muted); }
 .flow-cycle-summary { margin: 0 0 0.5rem; }
 .aging-table .icon, .report-list .icon { width: 0.9em; height: 0.9em; }
@@ -1133,13 +1148,14 @@ details summary { cursor: pointer; color: var(--accent); }
 {{#aging}}
 {{#hasTodos}}
 <table class="flow-table aging-table">
-<thead><tr><th scope="col">{{labels.task}}</th><th scope="col">{{labels.flowSince}}</th><th scope="col" class="number">{{labels.flowDaysOpen}}</th></tr></thead>
+<thead><tr><th scope="col">{{labels.task}}</th><th scope="col" class="date">{{labels.flowSince}}</th><th scope="col" class="number">{{labels.flowDaysOpen}}</th></tr></thead>
 <tbody>
 {{#todos}}
-<tr class="priority-{{level}}"><th scope="row"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a></th><td>{{#since}}<time datetime="{{since}}">{{sinceText}}</time>{{/since}}</td><td class="number"{{#since}} data-since="{{since}}"{{/since}}>{{#hasDays}}{{days}}{{/hasDays}}</td></tr>
+<tr class="priority-{{level}}"><th scope="row"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a></th><td class="date">{{#since}}<time datetime="{{since}}">{{sinceText}}</time>{{/since}}</td><td class="number"{{#since}} data-since="{{since}}"{{/since}}>{{#hasDays}}{{days}}{{/hasDays}}</td></tr>
 {{/todos}}
 </tbody>
 </table>
+{{#countedTo}}<p class="days-counted-to">{{{countedTo}}}</p>{{/countedTo}}
 {{/hasTodos}}
 {{^hasTodos}}<p class="empty">{{labels.flowNoAging}}</p>{{/hasTodos}}
 {{/aging}}
@@ -1450,6 +1466,7 @@ details summary { cursor: pointer; color: var(--accent); }
 <li class="priority-{{level}}"><svg class="icon" role="img" aria-label="{{priority}}"><use href="#icon-{{level}}"></use></svg> <a href="{{url}}">{{title}}</a>{{#hasDays}} <span class="when">{{labels.flowDaysOpen}}: <span{{#since}} data-since="{{since}}"{{/since}}>{{days}}</span></span>{{/hasDays}}</li>
 {{/todos}}
 </ul>
+{{#countedTo}}<p class="days-counted-to">{{{countedTo}}}</p>{{/countedTo}}
 {{/hasTodos}}
 {{^hasTodos}}<p class="empty">{{labels.flowNoAging}}</p>{{/hasTodos}}
 </section>
@@ -1554,7 +1571,7 @@ by page.
 |---|---|---|
 | `site.title` | `Task report` | `--title`, else the `siteTitle` label |
 | `site.lang` | `en` | the locale, for `<html lang>` |
-| `site.generated` | `2026-11-29` | the date of `SOURCE_DATE_EPOCH`, on the pages whose subject it is: the first page (`index.html`) and the changes pages; absent on the others (so a build on a new date rewrites only those, and the pages of the to-dos whose `overdue` flips), and without a date |
+| `site.generated` | `2026-11-29` | the build's date (`--date`, else `SOURCE_DATE_EPOCH`), on the pages whose subject it is: the first page (`index.html`) and the changes pages; absent on the others (so a build on a new date rewrites only those, and the pages of the to-dos whose `overdue` flips), and without a date |
 | `site.generatedDate` | `2026年11月29日` | the same date as the locale writes it (the `date` label); where `site.generated` is |
 | `site.baseURL` | `https://example.org/tasks` | `--base-url`; absent otherwise |
 | `site.noindex` | `true` | `--noindex`; absent otherwise (the layout then adds a robots meta) |
@@ -1599,7 +1616,7 @@ Wherever a to-do appears (`todo`, each of `todos`, `groups[].todos`, `columns[].
 | `url` | `todos/1.html`, relative to the page |
 | `due` | the due date as stored (`2008-07-25T12:46:40Z`); only when the source maps a `due` column and the row has one |
 | `dueDate` | the due date's day in the locale's format (`2008-07-25`, `2008年7月25日`), or the text as stored when it is not a date; present with `due` |
-| `overdue` | `true` when the to-do is in progress and its day is before the build's date (`SOURCE_DATE_EPOCH`); always `false` in a build without a date |
+| `overdue` | `true` when the to-do is in progress and its day is before the build's date (`--date`, else `SOURCE_DATE_EPOCH`); always `false` in a build without a date |
 
 ## Per page
 
@@ -1675,10 +1692,10 @@ this page in index order; `pagination` as on the index, linking the list's pages
 `Tasks · Page 2`); `boardURL`, the board (`../board.html`).
 `timeline`: the to-do's history as the builds recorded it (`data/todo-history.json`), oldest
 first: the build that first saw it, then each later build that completed or reopened it or
-changed its priority or text. Each entry `{kind, label, build, title, date, dateText, url}`:
-`kind` is `added`, `completed`, `reopened`, `priority` or `text`; `label` its label
-(`timelineAdded`, `timelineCompleted`, `timelineReopened`, `timelinePriority`, `timelineText`:
-`Added`, `Priority changed`); `title` `Build 3` (the `buildNumber` label); `date` and
+changed its priority, text or due date. Each entry `{kind, label, build, title, date, dateText,
+url}`: `kind` is `added`, `completed`, `reopened`, `priority`, `text` or `due`; `label` its label
+(`timelineAdded`, `timelineCompleted`, `timelineReopened`, `timelinePriority`, `timelineText`,
+`timelineDue`: `Added`, `Priority changed`); `title` `Build 3` (the `buildNumber` label); `date` and
 `dateText` as a build's on `changes.html` (`false` for an undated first build); `url` the build
 on the changes page (`../changes.html#build-3`, which stays valid: the first page of changes
 holds an anchor for every build a timeline names), `false` for the site's first build.
@@ -1776,10 +1793,10 @@ A build: `build` (`2`), `anchor` (`build-2`, its `id`; the feed links to it), `t
 2`, the `buildNumber` label), `date`, `dateText`, `latest` (the newest of all), `count`,
 `summary` (`9 changes`), `more` (`and 12 more` past 1,000 changes, else `false`), and `groups`,
 one per kind of change in this order: to-dos added, completed, reopened, priority changed, text
-changed, removed; possessions added, photo changed, renamed, description changed, removed;
+changed, due date changed, removed; possessions added, photo changed, renamed, description changed, removed;
 contacts added, renamed, address or phone changed, removed. A group is `{kind, label, count,
 items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-priority`,
-`todo-text`, `todo-removed`, `possession-added`, `possession-photo`, `possession-name`,
+`todo-text`, `todo-due`, `todo-removed`, `possession-added`, `possession-photo`, `possession-name`,
 `possession-description`, `possession-removed`, `contact-added`, `contact-name`,
 `contact-details` or `contact-removed`, and `label` the label of the same name in camel case
 (`todoAdded`: `Tasks added`). Each of `items`, by key:
@@ -1813,9 +1830,10 @@ items}`, `kind` being `todo-added`, `todo-completed`, `todo-reopened`, `todo-pri
 `reportOldest`), the site search's (`searchAnyStatus`, `searchAnyDue`,
 `searchDated`, `searchNoMatches`, `searchMore`, `searchCount`), `noChanges`, `buildNumber`, `changesCount`,
 `changesCountOne`, `moreChanges`, `timeline`, `timelineAdded`, `timelineCompleted`,
-`timelineReopened`, `timelinePriority`, `timelineText`, `timelineRemoved`, `earlierBuilds`,
-`noLongerListed`, and a label per kind of change (`todoAdded`, `todoCompleted`,
-`todoReopened`, `todoPriority`, `todoText`, `todoRemoved`, `possessionAdded`,
+`timelineReopened`, `timelinePriority`, `timelineText`, `timelineDue`, `timelineRemoved`,
+`earlierBuilds`, `noLongerListed`, `dueNone` (a due date changed from or to none), and a label
+per kind of change (`todoAdded`, `todoCompleted`, `todoReopened`, `todoPriority`, `todoText`,
+`todoDue`, `todoRemoved`, `possessionAdded`,
 `possessionPhoto`, `possessionName`, `possessionDescription`, `possessionRemoved`,
 `contactAdded`, `contactName`, `contactDetails`, `contactRemoved`).
 

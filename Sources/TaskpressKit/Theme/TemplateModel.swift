@@ -184,7 +184,7 @@ enum TemplateModel {
           Field("url"), Field("title"), Field("level"), Field("priority"), Field("since"),
           Field("sinceText"), Field("days"), Field("hasDays"),
         ]))),
-    Field("hasTodos"),
+    Field("hasTodos"), Field("countedTo", optional: true),
   ])
 
   static let possession = row(
