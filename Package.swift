@@ -37,8 +37,9 @@ let package = Package(
     .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-    // Real PNG files for the tests of both TaskpressKit and the CLI.
-    .target(name: "TestFixtures", path: "Tests/TestFixtures"),
+    // What the tests of several targets share: real PNG files, the sample databases (read
+    // through #filePath, so not resources), the questions about the machine.
+    .target(name: "TestFixtures", path: "Tests/TestFixtures", exclude: ["sample-dbs"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestFixtures"]),
     .testTarget(
       name: "MustacheTests",

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit
@@ -199,7 +200,7 @@ import Testing
   func samples() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
-    let samples = try #require(SampleDatabases.folder, "the sample databases were not found")
+    let samples = SampleDatabases.folder
     let names = try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted()
     #expect(names.count == 6)
     for (index, name) in names.enumerated() {
