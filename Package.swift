@@ -57,7 +57,7 @@ let package = Package(
       dependencies: [
         "TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport", "TestFixtures",
       ]),
-    .testTarget(name: "ServerTests", dependencies: ["Server"]),
+    .testTarget(name: "ServerTests", dependencies: ["Server", "TestFixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )
