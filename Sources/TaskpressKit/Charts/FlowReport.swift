@@ -1,3 +1,5 @@
+import JSONEscaping
+
 /// The flow numbers of the recorded builds: burnup and cumulative flow, cycle time, throughput
 /// per ISO week and the oldest open to-dos (`data/flow.json`, schema in `Docs/reports.md`).
 ///
@@ -255,7 +257,7 @@ struct FlowReport: Sendable, Equatable {
     func text(_ value: String?) -> String {
       guard let value else { return "null" }
       var bytes: [UInt8] = [0x22]
-      JSONText.appendEscaped(value, to: &bytes)
+      JSONText.appendEscaped(value, [], to: &bytes)
       return String(decoding: bytes + [0x22], as: UTF8.self)
     }
     func number(_ value: Int?) -> String { value.map(String.init) ?? "null" }
