@@ -27,18 +27,22 @@ let package = Package(
     // The few libvips calls the photos make, behind a small non-variadic C API.
     .target(name: "CVipsShim", dependencies: ["CVips"]),
     .target(name: "SQLite", dependencies: ["CSQLite"]),
+    // The one writer of JSON strings' escapes, below every target that writes JSON.
+    .target(name: "JSONEscaping"),
     .target(name: "Mustache"),
     .target(
       name: "TaskpressKit",
-      dependencies: ["SQLite", "Mustache", "CCmark", "CVipsShim"],
+      dependencies: ["SQLite", "Mustache", "CCmark", "CVipsShim", "JSONEscaping"],
       resources: []
     ),
-    .target(name: "Server"),
-    .target(name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server"]),
+    .target(name: "Server", dependencies: ["JSONEscaping"]),
+    .target(
+      name: "TaskpressCLI", dependencies: ["TaskpressKit", "Mustache", "Server", "JSONEscaping"]),
     .executableTarget(name: "taskpress", dependencies: ["TaskpressCLI"]),
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-    // Real PNG files for the tests of both TaskpressKit and the CLI.
-    .target(name: "TestFixtures", path: "Tests/TestFixtures", exclude: ["apps"]),
+    // What the tests of several targets share: real PNG files, the sample databases and the
+    // apps' databases (read through #filePath, so not resources), the questions about the machine.
+    .target(name: "TestFixtures", path: "Tests/TestFixtures", exclude: ["sample-dbs", "apps"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestFixtures"]),
     .testTarget(
       name: "MustacheTests",
@@ -47,7 +51,9 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskpressKitTests",
-      dependencies: ["TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim", "TestFixtures"],
+      dependencies: [
+        "TaskpressKit", "SQLite", "Mustache", "CCmark", "CVipsShim", "JSONEscaping", "TestFixtures",
+      ],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
@@ -56,7 +62,7 @@ let package = Package(
       dependencies: [
         "TaskpressCLI", "TaskpressKit", "SQLite", "taskpress", "CTestSupport", "TestFixtures",
       ]),
-    .testTarget(name: "ServerTests", dependencies: ["Server"]),
+    .testTarget(name: "ServerTests", dependencies: ["Server", "TestFixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -65,7 +65,7 @@ def scale_table(scale, meta):
     def stats(rows):
         return (statistics.median(r[0] for r in rows), statistics.median(r[2] for r in rows),
                 max(r[1] for r in rows) / 1024, rows[0][3])
-    for label in sorted(scale, key=lambda l: (l.endswith("baseline"), not l.startswith("L"), l)):
+    for label in sorted(scale, key=lambda name: (name.endswith("baseline"), not name.startswith("L"), name)):
         wall, cpu, rss, files = stats(scale[label])
         base = "L" + (", baseline" if label.endswith(", baseline") else "")
         if label.startswith("L") or base not in scale:

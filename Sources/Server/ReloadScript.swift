@@ -1,3 +1,5 @@
+import JSONEscaping
+
 /// The small script that makes an open page reload after a rebuild, added to HTML responses as
 /// they are sent (never to the files on disk).
 ///
@@ -65,28 +67,6 @@ public enum ReloadScript {
 
   /// `text` as a JSON string literal, safe inside a `<script>` element.
   public static func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case "<": result += "\\u003c"
-      case ">": result += "\\u003e"
-      case "&": result += "\\u0026"
-      case "\u{2028}": result += "\\u2028"
-      case "\u{2029}": result += "\\u2029"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result + "\""
+    JSONText.quoted(text, .script)
   }
 }

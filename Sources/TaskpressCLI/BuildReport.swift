@@ -1,3 +1,4 @@
+import JSONEscaping
 import TaskpressKit
 
 #if canImport(Glibc)
@@ -81,25 +82,10 @@ struct BuildReport {
     buffer += "\n  ]".utf8
   }
 
-  /// `string(_:)` of the UTF-8 text `utf8`, appended to `buffer`: the same escapes, byte by
-  /// byte (the bytes of a scalar above U+007F are all 0x80 or more, and stay as they are).
+  /// `string(_:)` of the UTF-8 text `utf8`, appended to `buffer`.
   private static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
     buffer.append(UInt8(ascii: "\""))
-    for byte in utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): buffer += #"\""#.utf8
-      case UInt8(ascii: "\\"): buffer += #"\\"#.utf8
-      case UInt8(ascii: "\n"): buffer += #"\n"#.utf8
-      case UInt8(ascii: "\r"): buffer += #"\r"#.utf8
-      case UInt8(ascii: "\t"): buffer += #"\t"#.utf8
-      case let control where control < 0x20 || control == 0x7F:
-        let hex = Array("0123456789abcdef".utf8)
-        buffer += #"\u00"#.utf8
-        buffer.append(hex[Int(control >> 4)])
-        buffer.append(hex[Int(control & 0xF)])
-      default: buffer.append(byte)
-      }
-    }
+    JSONText.escape(utf8, .delete) { buffer.append(contentsOf: $0) }
     buffer.append(UInt8(ascii: "\""))
   }
 
@@ -158,23 +144,9 @@ struct BuildReport {
     (seconds * 1000).rounded() / 1000
   }
 
-  /// `text` as a JSON string.
+  /// `text` as a JSON string (DEL escaped too).
   static func string(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case let control where control.value < 0x20 || control.value == 0x7F:
-        let hex = String(control.value, radix: 16)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
+    JSONText.quoted(text, .delete)
   }
 
   // MARK: - The file

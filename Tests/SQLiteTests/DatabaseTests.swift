@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @_spi(Testing) @testable import SQLite
@@ -35,7 +36,7 @@ import Testing
 
   @Test("a sample database written by old SQLite stays byte-identical")
   func sampleDatabaseUntouched() throws {
-    let path = try SampleDatabases.path("aquillano_Todo_669e405_todo.sqlite")
+    let path = SampleDatabases.path("aquillano_Todo_669e405_todo.sqlite")
     let before = try Data(contentsOf: URL(filePath: path))
     let database = try Database(path: path)
     let rows = try database.read {
@@ -100,7 +101,7 @@ import Testing
   func truncatedHeader() throws {
     let folder = try TemporaryFolder()
     let real = try Data(
-      contentsOf: URL(filePath: try SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
+      contentsOf: URL(filePath: SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
     let path = try folder.write(Array(real.prefix(100)), to: "x.sqlite")
     let error = try openError(path)
     #expect(error.description == "\(path): \(SQLiteError.damagedMessage(path))")
@@ -110,7 +111,7 @@ import Testing
   func truncatedMidPage() throws {
     let folder = try TemporaryFolder()
     let real = try Data(
-      contentsOf: URL(filePath: try SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
+      contentsOf: URL(filePath: SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
     #expect(real.count == 8192)
     let path = try folder.write(Array(real.prefix(6000)), to: "x.sqlite")
     let error = try openError(path)
@@ -121,7 +122,7 @@ import Testing
   func garbageAfterHeader() throws {
     let folder = try TemporaryFolder()
     let real = try Data(
-      contentsOf: URL(filePath: try SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
+      contentsOf: URL(filePath: SampleDatabases.path("lbain_Todo-Fun_f61d735_todo1.sqlite")))
     var generator = SeededGenerator(seed: 42)
     let garbage = (100..<real.count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let path = try folder.write(Array(real.prefix(100)) + garbage, to: "x.sqlite")

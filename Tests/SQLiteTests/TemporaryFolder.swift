@@ -29,27 +29,3 @@ final class TemporaryFolder {
     try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
   }
 }
-
-/// The sample databases kept in `shared/corpora/` beside the repository (or beside a folder
-/// that holds the repository, as in a checkout with several work trees).
-enum SampleDatabases {
-  static let folder: URL? = {
-    var folder = URL(filePath: #filePath)
-      .deletingLastPathComponent()  // SQLiteTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // the repository
-    while folder.path != "/" {
-      folder = folder.deletingLastPathComponent()
-      let candidate = folder.appending(path: "shared/corpora/sample-dbs/icodeblog-todo")
-      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-    }
-    return nil
-  }()
-
-  /// The path of sample database `name`; records a clear failure when the corpus is missing.
-  static func path(_ name: String) throws -> String {
-    let folder = try #require(
-      folder, "shared/corpora/sample-dbs/ was not found beside the repository or its parents")
-    return folder.appending(path: name).path
-  }
-}

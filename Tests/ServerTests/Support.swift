@@ -119,15 +119,6 @@ final class RawClient: Sendable {
   }
 }
 
-/// Waits (a generous cap; fails loudly when it is reached) until `condition` holds.
-func eventually(_ condition: () -> Bool) -> Bool {
-  for _ in 0..<1200 {
-    if condition() { return true }
-    usleep(50_000)
-  }
-  return condition()
-}
-
 /// A server of the sample site on a free port of 127.0.0.1.
 func startServer(
   _ site: SampleSite, basePath: String = "/",

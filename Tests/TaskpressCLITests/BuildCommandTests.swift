@@ -1,31 +1,10 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
 @testable import TaskpressKit
-
-/// The sample databases of `shared/corpora/` beside the repository (or beside a parent folder).
-enum Corpus {
-  static let sampleDatabases: URL? = {
-    var folder = URL(filePath: #filePath).deletingLastPathComponent()
-    while folder.path != "/" {
-      folder = folder.deletingLastPathComponent()
-      let candidate = folder.appending(path: "shared/corpora/sample-dbs/icodeblog-todo")
-      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-    }
-    return nil
-  }()
-
-  static let sampleNames = [
-    "IdeaCore_todo_13e068b_todo.sqlite": 4,
-    "aquillano_Todo_669e405_todo.sqlite": 4,
-    "lbain_Todo-Fun_4a173f4_todo2.sqlite": 1,
-    "lbain_Todo-Fun_f61d735_todo1.sqlite": 3,
-    "photon-labs_todolist_4f94c00_todo.sqlite": 4,
-    "photon-labs_todolist_7c71ac1_build_todo.app_todo.sqlite": 4,
-  ]
-}
 
 /// Every file under `root` (but `.taskpress/`) with its bytes.
 func tree(_ root: String) -> [String: Data] {
@@ -45,17 +24,16 @@ func tree(_ root: String) -> [String: Data] {
 @Suite struct BuildCommandTests {
   @Test(
     "builds each real sample database, a page for every row",
-    arguments: Corpus.sampleNames.keys.sorted())
+    arguments: SampleDatabases.todoCounts.keys.sorted())
   func sampleDatabase(name: String) throws {
-    let folder = try #require(Corpus.sampleDatabases, "shared/corpora/sample-dbs/ not found")
-    let database = folder.appending(path: name).path
+    let database = SampleDatabases.path(name)
     let before = try Data(contentsOf: URL(filePath: database))
     let output = try makeTemporaryFolder() + "/site"
     let result = runTaskpress(["build", "--todos", database, "--output", output, "--quiet"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty)
     let pages = tree(output).keys.filter { $0.hasPrefix("todos/") }
-    #expect(pages.count == Corpus.sampleNames[name])
+    #expect(pages.count == SampleDatabases.todoCounts[name])
     #expect(try Data(contentsOf: URL(filePath: database)) == before)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
@@ -103,9 +104,8 @@ import Testing
 
   /// Builds the site `init` configured in `folder`, with a real to-do database from the corpus.
   private func buildWithSampleTodos(_ folder: String) throws {
-    let corpus = try #require(Corpus.sampleDatabases)
     try FileManager.default.copyItem(
-      atPath: corpus.appending(path: "IdeaCore_todo_13e068b_todo.sqlite").path,
+      atPath: SampleDatabases.path("IdeaCore_todo_13e068b_todo.sqlite"),
       toPath: folder + "/todo.sqlite")
     let result = runTaskpress(["build", "--config", folder + "/taskpress.json", "--quiet"])
     #expect(result.status == 0, "\(result.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import SQLite
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import TaskpressCLI
@@ -127,13 +128,4 @@ import Testing
     #expect(
       !served.values.contains { String(decoding: $0, as: UTF8.self).contains("taskpress-reload") })
   }
-}
-
-/// Waits (a generous cap; fails the expectation when it is reached) until `condition` holds.
-func eventually(_ condition: () -> Bool) -> Bool {
-  for _ in 0..<1200 {
-    if condition() { return true }
-    usleep(50_000)
-  }
-  return condition()
 }

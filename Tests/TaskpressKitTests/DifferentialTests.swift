@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit
@@ -199,7 +200,7 @@ import Testing
   func samples() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
-    let samples = try #require(SampleDatabases.folder, "the sample databases were not found")
+    let samples = SampleDatabases.folder
     let names = try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted()
     #expect(names.count == 6)
     for (index, name) in names.enumerated() {
@@ -262,25 +263,28 @@ import Testing
     }
   }
 
-  @Test("20,000 seeded random texts of Markdown's special characters")
+  /// 20,000 with `TASKPRESS_LONG_TESTS=1` (a scale run), else 1,000.
+  static let corpusSize = TestEnvironment.size(long: 20_000, short: 1_000)
+
+  @Test("seeded random texts of Markdown's special characters (20,000 in the long tests)")
   func randomCorpus() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
-    let texts = Self.randomTexts(20_000, seed: 97)
+    let texts = Self.randomTexts(Self.corpusSize, seed: 97)
     let sql = SiteSafetyTests.sql(texts)
     var options = BuildOptions()
     options.todos = folder.sub("random.sqlite")
     try Database.createForTesting(at: folder.sub("random.sqlite"), sql: sql.todos)
     let site = try Self.expectSameSites(
       options, in: folder, name: "random", configurations: Self.main)
-    #expect(site.keys.filter { $0.hasPrefix("todos/") }.count == 20_000)
+    #expect(site.keys.filter { $0.hasPrefix("todos/") }.count == Self.corpusSize)
   }
 
   @Test("a byte order mark in every 97th to-do: six builds with 2 jobs give the same bytes")
   func byteOrderMarks() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }
-    let texts = (0..<20_000).map { $0 % 97 == 0 ? "\u{FEFF}" : "Buy milk \($0)" }
+    let texts = (0..<Self.corpusSize).map { $0 % 97 == 0 ? "\u{FEFF}" : "Buy milk \($0)" }
     let sql = SiteSafetyTests.sql(texts)
     var options = BuildOptions()
     options.todos = folder.sub("bom.sqlite")

@@ -18,7 +18,8 @@ import Testing
 /// it replaces. Every rebuild switch of `RenderPaths` is on or off at random in each rebuild.
 ///
 /// `TASKPRESS_HARNESS_SEED` gives the seed (else a random one), `TASKPRESS_HARNESS_REBUILDS`
-/// the number of rebuilds (200 by default); both are printed, and the seed is in every failure.
+/// the number of rebuilds (by default 200 with `TASKPRESS_LONG_TESTS=1`, as in CI, else 25: one
+/// chain); both are printed, and the seed is in every failure.
 @Suite("RebuildHarnessTests")
 struct RebuildHarnessTests {
   /// The switches that decide what a rebuild keeps and how it reads the last build.
@@ -192,7 +193,9 @@ struct RebuildHarnessTests {
     let seed =
       Self.environment("TASKPRESS_HARNESS_SEED").flatMap { UInt64($0) }
       ?? UInt64.random(in: 0...UInt64(UInt32.max))
-    let total = Self.environment("TASKPRESS_HARNESS_REBUILDS").flatMap { Int($0) } ?? 200
+    let total =
+      Self.environment("TASKPRESS_HARNESS_REBUILDS").flatMap { Int($0) }
+      ?? TestEnvironment.size(long: 200, short: 25)
     print("RebuildHarnessTests: TASKPRESS_HARNESS_SEED=\(seed) TASKPRESS_HARNESS_REBUILDS=\(total)")
     var random = SplitMix(state: seed)
     var rebuilds = 0

@@ -35,29 +35,6 @@ final class FixtureFolder {
   }
 }
 
-/// The real sample databases in `shared/corpora/` beside the repository (or beside a folder
-/// holding it, as with several work trees).
-enum SampleDatabases {
-  static let folder: URL? = {
-    var folder = URL(filePath: #filePath)
-      .deletingLastPathComponent()  // TaskpressKitTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // the repository
-    while folder.path != "/" {
-      folder = folder.deletingLastPathComponent()
-      let candidate = folder.appending(path: "shared/corpora/sample-dbs/icodeblog-todo")
-      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-    }
-    return nil
-  }()
-
-  static func path(_ name: String) throws -> String {
-    let folder = try #require(
-      folder, "shared/corpora/sample-dbs/ was not found beside the repository or its parents")
-    return folder.appending(path: name).path
-  }
-}
-
 /// The error `body` throws, or a recorded issue when it throws none.
 func sourceError(_ body: () throws -> Void) -> SourceError? {
   do {

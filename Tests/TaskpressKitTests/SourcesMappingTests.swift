@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit
@@ -46,7 +47,7 @@ import Testing
     let (todos, _) = try source.load()
     #expect(todos.map(\.due) == ["2008-07-25T12:46:40Z", nil, "2026-12-24"])
 
-    let sample = try SampleDatabases.path("lbain_Todo-Fun_4a173f4_todo2.sqlite")
+    let sample = SampleDatabases.path("lbain_Todo-Fun_4a173f4_todo2.sqlite")
     let due = SourceMapping(columns: ["due": "dueDate"])
     #expect(
       try TodoSource(path: sample, mapping: due).load().todos.map(\.due) == ["2008-07-25T12:46:40Z"]
@@ -108,7 +109,7 @@ import Testing
     }
     #expect(
       error?.description == "\(path): no table 'task' (found: tasks, notes); did you mean 'tasks'?")
-    let sample = try SampleDatabases.path("aquillano_Todo_669e405_todo.sqlite")
+    let sample = SampleDatabases.path("aquillano_Todo_669e405_todo.sqlite")
     let todos = sourceError {
       _ = try TodoSource(path: sample, mapping: SourceMapping(table: "todos"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import SQLite
+import TestFixtures
 import Testing
 
 @testable import TaskpressKit
@@ -241,7 +242,7 @@ import Testing
       ("photon-labs_todolist_7c71ac1_build_todo.app_todo.sqlite", 4),
     ])
   func sampleDatabases(name: String, count: Int) throws {
-    let path = try SampleDatabases.path(name)
+    let path = SampleDatabases.path(name)
     let before = try Data(contentsOf: URL(filePath: path))
     let (todos, warnings) = try TodoSource(path: path).load()
     #expect(todos.count == count)
@@ -253,7 +254,7 @@ import Testing
 
   @Test("the sample with a dueDate column reads its one to-do")
   func sampleWithDueDate() throws {
-    let path = try SampleDatabases.path("lbain_Todo-Fun_4a173f4_todo2.sqlite")
+    let path = SampleDatabases.path("lbain_Todo-Fun_4a173f4_todo2.sqlite")
     let (todos, _) = try TodoSource(path: path).load()
     #expect(todos == [Todo(pk: 1, text: "call Caitlin", priority: .low, complete: false)])
   }

@@ -12,6 +12,25 @@ public enum TestEnvironment {
   /// same rule as taskpress's own (`OutputSwitches`). The one definition the tests use.
   public static let isCI: Bool = inCI(ProcessInfo.processInfo.environment)
 
+  /// Whether the long tests run: `TASKPRESS_LONG_TESTS` set to anything but "", "0" or
+  /// "false" (`.ci/run` sets it). A long test is a scale run or a long randomized run whose
+  /// behaviour a small case of the default suite also covers; without the switch `swift test`
+  /// stays within a few minutes.
+  public static let longTests: Bool = {
+    guard let value = ProcessInfo.processInfo.environment["TASKPRESS_LONG_TESTS"] else {
+      return false
+    }
+    return !["", "0", "false"].contains(value.lowercased())
+  }()
+
+  /// The trait of a long test: skipped, saying so, unless `TASKPRESS_LONG_TESTS=1`.
+  public static var long: ConditionTrait {
+    .enabled(if: longTests, "a long test: TASKPRESS_LONG_TESTS=1 runs it (.ci/run does)")
+  }
+
+  /// `long` when the long tests run, else `short`: the size of a test that runs either way.
+  public static func size<T>(long: T, short: T) -> T { longTests ? long : short }
+
   /// The rule of `isCI`, for an environment.
   public static func inCI(_ environment: [String: String]) -> Bool {
     guard let value = environment["CI"] else { return false }

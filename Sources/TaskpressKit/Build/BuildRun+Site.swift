@@ -171,6 +171,7 @@ extension Build.BuildRun {
           },
           warnings: photoProblems)
       }
+    records.renditions = threads.renditionSources.withLock { $0 }
     if options.strict, !photoProblems.isEmpty {
       let count = summary.warnings == 1 ? "1 warning" : "\(summary.warnings) warnings"
       throw BuildError("\(count) and --strict is set; the site was not changed")
@@ -237,6 +238,7 @@ extension Build.BuildRun {
     state.set(FingerprintRecord.fileName, records.fingerprints)
     state.set(RowRecord.fileName, records.rows.take()?.bytes)
     if let photoRecord = records.photos { state.set(PhotoRecord.fileName, photoRecord.bytes) }
+    state.set(RenditionSources.fileName, records.renditions)
     state.set(Build.cardRecordName, records.card)
     if let rows = records.todoCopy.take() {
       // Its identity is the committed copy's, taken by the commit.

@@ -153,12 +153,15 @@ extension Build.BuildRun {
           photoFiles: photoFilesKey, writer: writer)
         {
           threads.reusedPhotos.withLock { $0 = recorded }
+          // The same renditions are kept: what they were made from is what was recorded.
+          let sources = writer.previousRecord(RenditionSources.fileName)
+          threads.renditionSources.withLock { $0 = sources }
           threads.photoWarnings.withLock { $0 = (recorded.warnings, 0) }
           staging.photosDone(recorded.photos.compactMapValues(PageContext.PhotoFile.init))
           return
         }
         let photosStarted = ContinuousClock.now
-        let (files, warnings, decoded) = try Build.exportPhotos(
+        let (files, warnings, decoded, sources) = try Build.exportPhotos(
           possessions, from: source, to: writer, settings: settings, cache: cache,
           jobs: jobs, sharing: options.renderPaths.contains(.sharedPhotoWork) ? staging : nil,
           stopping: {
@@ -166,6 +169,7 @@ extension Build.BuildRun {
             return staging.isStopping
           })
         threads.photoWarnings.withLock { $0 = (warnings, decoded) }
+        threads.renditionSources.withLock { $0 = sources.bytes }
         // Before the pages are told: they read it once the photos are done.
         threads.photoSeconds.withLock { $0 = Build.seconds(since: photosStarted) }
         staging.photosDone(files)

@@ -100,6 +100,8 @@ extension Build {
       /// the record by the commit, once the plan is let go of.
       var todoCopy: TodoCopyRows?
       var photos: PhotoRecord?
+      /// `RenditionSources`, as bytes.
+      var renditions: [UInt8]?
       var card: [UInt8]?
     }
 

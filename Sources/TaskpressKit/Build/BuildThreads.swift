@@ -31,6 +31,8 @@ extension Build {
     let photoSeconds = Mutex(0.0)
     /// The photos the previous build recorded, when this build publishes them as they are.
     let reusedPhotos = Mutex<PhotoRecord?>(nil)
+    /// The record of the photos the site's renditions were made from (`RenditionSources`).
+    let renditionSources = Mutex<[UInt8]?>(nil)
     /// The possessions' database, open until the photos are published (they are read from it).
     nonisolated(unsafe) var possessionSource: PossessionSource?
 

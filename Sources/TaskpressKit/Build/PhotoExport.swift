@@ -3,8 +3,9 @@ extension Build {
   static let photoBufferLimit = Int64(PhotoPublisher.bufferLimit)
 
   /// Publishes the photos of `possessions` (see `PhotoPublisher`); returns the photo files by
-  /// possession id, the warnings of the photos that could not be published and how many
-  /// renditions were decoded. Stops, with an empty result, when `stopping` says so.
+  /// possession id, the warnings of the photos that could not be published, how many
+  /// renditions were decoded and the record of the photos the renditions were made from
+  /// (`RenditionSources`). Stops, with an empty result, when `stopping` says so.
   ///
   /// With `sharing` (`RenderPaths.sharedPhotoWork`), the work is handed out in pieces that the
   /// page threads take before their pages (`StagingState.helpWithPhotos`); else it is done
@@ -13,7 +14,10 @@ extension Build {
     _ possessions: [Possession], from source: PossessionSource, to writer: OutputWriter,
     settings: PhotoSettings, cache: PhotoCache? = nil, jobs: Int,
     sharing staging: StagingState? = nil, stopping: @escaping @Sendable () -> Bool
-  ) throws -> (files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int) {
+  ) throws -> (
+    files: [Int64: PageContext.PhotoFile], warnings: [BuildWarning], decoded: Int,
+    sources: RenditionSources
+  ) {
     let publisher = PhotoPublisher(
       settings: settings, source: source, writer: writer, cache: cache)
     let published =
@@ -25,7 +29,10 @@ extension Build {
           stopping: stopping)
       } ?? publisher.publish(possessions, jobs: jobs, stopping: stopping)
     let files = published.photos.compactMapValues(PageContext.PhotoFile.init)
-    return (files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed))
+    return (
+      files, published.warnings, publisher.photosDecoded.load(ordering: .relaxed),
+      publisher.renditionSources
+    )
   }
 
   /// The photos the previous build recorded, each of their files kept as that build left it,

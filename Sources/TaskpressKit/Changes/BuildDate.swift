@@ -30,7 +30,7 @@ public enum BuildDate {
       return true
     }
     guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
-      (1...12).contains(month), day >= 1, day <= daysIn(month, year)
+      (1...12).contains(month), day >= 1, day <= CivilDate.days(inMonth: month, year: year)
     else { return nil }
     var (hour, minute, second, offset) = (0, 0, 0, 0)
     if index < bytes.count {
@@ -94,13 +94,5 @@ public enum BuildDate {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     return format(Int64(now.tv_sec))
-  }
-
-  private static func daysIn(_ month: Int, _ year: Int) -> Int {
-    switch month {
-    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
   }
 }

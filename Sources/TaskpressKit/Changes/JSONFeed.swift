@@ -1,3 +1,5 @@
+import JSONEscaping
+
 /// `feed.json`: a JSON Feed 1.1 (https://jsonfeed.org/version/1.1) with the entries of
 /// `feed.xml` (``AtomFeed``): one item per recorded build that changed something, newest first,
 /// with the same id, title, date, link and HTML content. Its bytes depend only on the record of
@@ -47,31 +49,6 @@ enum JSONFeed {
   /// `text` as a JSON string (RFC 8259): quoted, with `"`, `\` and the control characters
   /// escaped, and `<`, `>`, `&`, U+2028 and U+2029 too, so that it can also stand in a script.
   static func quoted(_ text: String) -> String {
-    var result = "\""
-    result.reserveCapacity(text.utf8.count + 2)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case "<", ">", "&", "\u{2028}", "\u{2029}":
-        result += unicodeEscape(scalar.value)
-      default:
-        if scalar.value < 0x20 {
-          result += unicodeEscape(scalar.value)
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    result += "\""
-    return result
-  }
-
-  private static func unicodeEscape(_ value: UInt32) -> String {
-    let hex = String(value, radix: 16, uppercase: false)
-    return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    JSONText.quoted(text, .script)
   }
 }

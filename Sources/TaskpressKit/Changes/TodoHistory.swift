@@ -1,3 +1,5 @@
+import JSONEscaping
+
 /// Each to-do's own history, as the builds recorded it (`data/todo-history.json`): the build it
 /// was first seen by, and each later change of its status, priority and text, and its removal,
 /// by build. The builds' dates and per-build counts are beside them.
@@ -254,7 +256,7 @@ struct TodoHistory: Sendable, Equatable {
       add("    {\"build\":\(entry.build),\"date\":")
       if let date = entry.date {
         out.append(0x22)
-        JSONText.appendEscaped(date, to: &out)
+        JSONText.appendEscaped(date, [], to: &out)
         out.append(0x22)
       } else {
         add("null")
@@ -277,26 +279,6 @@ struct TodoHistory: Sendable, Equatable {
     }
     add(pks.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
     try flush(atLeast: 1)
-  }
-}
-
-/// JSON strings as taskpress writes them.
-enum JSONText {
-  /// Appends the UTF-8 of `text` with `"`, `\` and control characters escaped.
-  static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-    for byte in text.utf8 {
-      switch byte {
-      case 0x22: out += [0x5C, 0x22]
-      case 0x5C: out += [0x5C, 0x5C]
-      case 0x0A: out += [0x5C, 0x6E]
-      case 0x0D: out += [0x5C, 0x72]
-      case 0x09: out += [0x5C, 0x74]
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        out += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-      default: out.append(byte)
-      }
-    }
   }
 }
 

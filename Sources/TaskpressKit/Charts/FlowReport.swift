@@ -1,3 +1,5 @@
+import JSONEscaping
+
 /// The flow numbers of the recorded builds: burnup and cumulative flow, cycle time, throughput
 /// per ISO week and the oldest open to-dos (`data/flow.json`, schema in `Docs/reports.md`).
 ///
@@ -204,32 +206,17 @@ struct FlowReport: Sendable, Equatable {
       let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
       (1...12).contains(month), (1...31).contains(date)
     else { return nil }
-    // Days from civil (H. Hinnant): years start in March so the leap day is last.
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + date - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
+    return CivilDate.dayNumber(year: year, month: month, day: date)
   }
 
   /// The year, month and day of a day number.
   static func civil(_ number: Int) -> (year: Int, month: Int, day: Int) {
-    let z = number + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    CivilDate.date(number)
   }
 
   /// The Monday of the ISO week of a day number (1970-01-01 was a Thursday).
   static func isoMonday(_ number: Int) -> Int {
-    let weekday = ((number + 3) % 7 + 7) % 7  // Monday 0
-    return number - weekday
+    number - CivilDate.weekday(number)
   }
 
   /// The ISO week (`2026-W49`) of a day number: the year of its Thursday, and the week of that
@@ -255,7 +242,7 @@ struct FlowReport: Sendable, Equatable {
     func text(_ value: String?) -> String {
       guard let value else { return "null" }
       var bytes: [UInt8] = [0x22]
-      JSONText.appendEscaped(value, to: &bytes)
+      JSONText.appendEscaped(value, [], to: &bytes)
       return String(decoding: bytes + [0x22], as: UTF8.self)
     }
     func number(_ value: Int?) -> String { value.map(String.init) ?? "null" }

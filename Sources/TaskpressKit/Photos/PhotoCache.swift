@@ -8,8 +8,10 @@
 /// checkouts (a CI cache step): a photo whose renditions it holds is published from it without
 /// being decoded.
 ///
-/// An entry is one file, `KEY.tpc`, named by the key of its photo's content and of the settings
-/// that decide its renditions' bytes (`PhotoPublisher.cacheKey`). Its name is not trusted: it
+/// An entry is one file, `KEY.tpc`, named by the hash of its photo's bytes and of the settings
+/// that decide its renditions' bytes (`PhotoPublisher.cacheKey`), keyed with the cache's own
+/// secret (`key`, a `HashKey` made at random when the folder is first used and kept in it): no
+/// photo can be crafted to be found under another's entry. Its name is not trusted: it
 /// holds its own key, each rendition's size and bytes, and ends with the `ContentHash` of
 /// everything before it, all checked when it is read; an entry that fails (cut, damaged, another
 /// program's file, another key's entry renamed) is a miss, removed, and made again. Entries are
@@ -30,6 +32,8 @@ final class PhotoCache: Sendable {
 
   let folder: String
   let limit: Int
+  /// The cache's secret: the key of the hashes its entries are named by.
+  let key: HashKey
 
   static let fileExtension = ".tpc"
   private static let magic = Array("taskpress-photo-cache 1\n".utf8)
@@ -53,6 +57,42 @@ final class PhotoCache: Sendable {
       throw BuildError(
         "--photo-cache '\(folder)': cannot write into the folder; check its permissions")
     }
+    key = try Self.folderKey(self.folder, shown: folder)
+  }
+
+  /// The cache's key, kept in the file `key` of `folder`: read, or made at random and stored
+  /// when there is none (or it does not read as a key). Two builds that make one at once keep
+  /// the first stored (a hard link never replaces a file); an entry named under a key no longer
+  /// in force is never found, and is trimmed in time.
+  private static func folderKey(_ folder: String, shown: String) throws(BuildError) -> HashKey {
+    let path = "\(folder)/\(HashKey.fileName)"
+    for _ in 0..<3 {
+      if let bytes = readFile(path), let key = HashKey(bytes: bytes) { return key }
+      let made = HashKey.random()
+      var template = Array("\(folder)/.key.XXXXXX".utf8CString)
+      let fd = template.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress.map { mkstemp($0) } ?? -1
+      }
+      guard fd >= 0 else { break }
+      let temporary = String(
+        decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      defer { unlink(temporary) }
+      let bytes = made.bytes
+      let written = bytes.withUnsafeBytes { buffer in
+        buffer.baseAddress.map { System.write(fd, $0, buffer.count) } ?? -1
+      }
+      fchmod(fd, 0o600)
+      guard close(fd) == 0, written == bytes.count else { break }
+      if link(temporary, path) == 0 { return made }
+      // Another build stored one first, or a damaged file is in the way: read again, and
+      // replace what does not read as a key.
+      if errno == EEXIST, readFile(path).flatMap(HashKey.init(bytes:)) == nil {
+        unlink(path)
+      }
+    }
+    throw BuildError(
+      "--photo-cache '\(shown)': cannot store the cache's key in the folder; check its "
+        + "permissions and free space")
   }
 
   private static func makeFolder(_ path: String, shown: String) throws(BuildError) {

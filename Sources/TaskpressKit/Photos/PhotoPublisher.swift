@@ -33,6 +33,10 @@ struct PublishedPhoto: Sendable, Equatable {
 /// A photo is named by its 64-bit `ContentHash`. Two photos are one file only when their bytes
 /// are the same: a photo whose hash names one of other bytes (a collision, which a crafted photo
 /// can make) is named `HASH-2`, `HASH-3`, ... instead, so no page shows another row's photo.
+/// Across builds, renditions in the site are kept only for a photo whose bytes have the keyed
+/// hash the last build recorded for them (`RenditionSources`), and `--photo-cache` entries are
+/// named by the keyed hash of the photo's bytes under the cache's own key: neither is found by
+/// the unkeyed hash a crafted photo can match.
 final class PhotoPublisher: Sendable {
   let settings: PhotoSettings
   /// Used by one thread at a time (`sourceLock`).
@@ -43,6 +47,10 @@ final class PhotoPublisher: Sendable {
   let photosDecoded = Atomic(0)
   /// The renditions the previous build wrote, by their photo's key: path and width.
   private let previousRenditions: [String: [(path: String, width: Int)]]
+  /// The keyed hash of the photo each of those was made from (`RenditionSources`).
+  private let previousSources: [String: KeyedHash]
+  /// The keyed hash of the photo each rendition key of this build was made from.
+  private let sources = Mutex<[String: KeyedHash]>([:])
   /// Renditions kept outside the site (`--photo-cache`), when there is a cache.
   let cache: PhotoCache?
   /// Photos whose renditions came from the cache.
@@ -66,7 +74,13 @@ final class PhotoPublisher: Sendable {
       previous[key, default: []].append((path, width))
     }
     previousRenditions = previous.mapValues { $0.sorted { $0.width < $1.width } }
+    previousSources =
+      writer.previousRecord(RenditionSources.fileName).flatMap(RenditionSources.init(bytes:))?
+      .sources ?? [:]
   }
+
+  /// The record of which photo made each rendition this build published, for the next build.
+  var renditionSources: RenditionSources { RenditionSources(sources.withLock { $0 }) }
 
   /// Publishes the photos of `possessions`: names them and publishes the small ones here, and
   /// makes the renditions of the others on up to `jobs` threads (libvips is told to use one
@@ -105,7 +119,7 @@ final class PhotoPublisher: Sendable {
       owners[name] = photo
       if let bytes, let kept = try publishAsStored(photo, name: name, bytes: bytes, hash: hash) {
         outcomes[name] = kept
-      } else if let kept = try previousRenditions(of: photo, name: name) {
+      } else if let kept = try previousRenditions(of: photo, name: name, bytes: bytes) {
         outcomes[name] = .success(kept)
       } else {
         decode.append((name, photo))
@@ -219,7 +233,7 @@ final class PhotoPublisher: Sendable {
         let kept = try publishAsStored(read.photo, name: name, bytes: bytes, hash: read.hash)
       {
         shared.withLock { $0.outcomes[name] = kept }
-      } else if let kept = try previousRenditions(of: read.photo, name: name) {
+      } else if let kept = try previousRenditions(of: read.photo, name: name, bytes: read.bytes) {
         shared.withLock { $0.outcomes[name] = .success(kept) }
       } else {
         let photo = read.photo
@@ -360,6 +374,21 @@ final class PhotoPublisher: Sendable {
     return hasher.finalize()
   }
 
+  /// The hash of a photo's bytes under `key` (`bytes` when they are held, else streamed from the
+  /// database), after `prefix`.
+  private func keyedHash(
+    _ photo: PhotoInfo, bytes: [UInt8]?, key: HashKey, prefix: [UInt8] = []
+  ) throws -> KeyedHash {
+    var hasher = SipHasher(key: key)
+    hasher.update(prefix)
+    if let bytes {
+      hasher.update(bytes)
+    } else {
+      try sourceLock.withLock { _ in try source.streamPhoto(photo) { hasher.update($0) } }
+    }
+    return hasher.finalize()
+  }
+
   /// Whether two photos have the same bytes (read again: a hash matches rarely).
   private func same(_ owner: PhotoInfo, _ photo: PhotoInfo, bytes: [UInt8]?) throws -> Bool {
     guard owner.row != photo.row else { return true }
@@ -376,15 +405,14 @@ final class PhotoPublisher: Sendable {
     ContentHash.hex(of: Array("\(name) \(photo.byteCount) \(settings.renditionKey)".utf8))
   }
 
-  /// The key of the photo named `name` in the cache: its content (the name, and its size) and
-  /// every setting that decides whether and how it is decoded. Nil for a photo whose hash is
-  /// another photo's (`HASH-2`): its name alone does not tell its content.
-  func cacheKey(_ photo: PhotoInfo, name: String) -> String? {
-    guard !name.contains("-") else { return nil }
-    return ContentHash.hex(
-      of: Array(
-        ("photo-cache 1 \(name) \(photo.byteCount) \(photo.format.rawValue) "
-          + "\(settings.renditionKey) max-pixels \(settings.maxPixels)").utf8))
+  /// The key of a photo in `cache`: the hash, under the cache's own key, of every setting that
+  /// decides whether and how it is decoded and of the photo's bytes (`bytes` when they are
+  /// held, else streamed), 32 hexadecimal digits.
+  func cacheKey(_ photo: PhotoInfo, bytes: [UInt8]?, in cache: PhotoCache) throws -> String {
+    let settings = Array(
+      ("photo-cache 2 \(photo.byteCount) \(photo.format.rawValue) "
+        + "\(settings.renditionKey) max-pixels \(settings.maxPixels)\n").utf8)
+    return try keyedHash(photo, bytes: bytes, key: cache.key, prefix: settings).hex
   }
 
   /// Whether `path` names a rendition libvips made, `photos/KEY-WIDTHw.webp`.
@@ -449,12 +477,18 @@ final class PhotoPublisher: Sendable {
   private func makeRenditions(_ photo: PhotoInfo, name: String) throws -> Result<
     PublishedPhoto, Vips.Failure
   > {
-    let cacheKey = cache == nil ? nil : cacheKey(photo, name: name)
+    // The bytes, when the photo is small enough to hold: hashed, and decoded from.
+    let held =
+      photo.byteCount <= Self.bufferLimit
+      ? try sourceLock.withLock { _ in try source.readPhoto(photo) } : nil
+    let madeFrom = try keyedHash(photo, bytes: held, key: writer.hashKey)
+    let entryKey = try cache.map { try self.cacheKey(photo, bytes: held, in: $0) }
     // With AVIF, an entry holds the WebP renditions, then their AVIF twins.
-    if let cache, let cacheKey, let stored = cache.read(cacheKey),
+    if let cache, let entryKey, let stored = cache.read(entryKey),
       settings.avif == nil || stored.count % 2 == 0
     {
       let key = renditionKey(photo, name: name)
+      sources.withLock { $0[key] = madeFrom }
       let webp = settings.avif == nil ? stored[...] : stored.prefix(stored.count / 2)
       let renditions = webp.map {
         PublishedPhoto.Rendition(
@@ -482,10 +516,7 @@ final class PhotoPublisher: Sendable {
       }
     } else if let format = Vips.loader(photo.format) {
       loader = format
-      reader =
-        photo.byteCount <= Self.bufferLimit
-        ? PhotoBytes(try sourceLock.withLock { _ in try source.readPhoto(photo) })
-        : streamed(photo)
+      reader = held.map { PhotoBytes($0) } ?? streamed(photo)
     } else {
       return .failure(
         Vips.Failure(
@@ -542,7 +573,8 @@ final class PhotoPublisher: Sendable {
       for (path, bytes) in avif {
         try writer.add(path, bytes: bytes)
       }
-      if let cache, let cacheKey { cache.store(stored, key: cacheKey) }
+      if let cache, let entryKey { cache.store(stored, key: entryKey) }
+      sources.withLock { $0[key] = madeFrom }
       return .success(PublishedPhoto(renditions: made.map(\.0), avif: avif.map(\.path)))
     } catch let failure as Vips.Failure {
       return .failure(failure)
@@ -631,11 +663,17 @@ final class PhotoPublisher: Sendable {
 
   // MARK: - Renditions already in the site
 
-  /// The renditions the previous build wrote for the photo named `name`, when every one is still
-  /// there untouched: added to the site as they are, their sizes read from their headers,
-  /// nothing decoded. Nil when the photo must be decoded.
-  private func previousRenditions(of photo: PhotoInfo, name: String) throws -> PublishedPhoto? {
-    guard let previous = previousRenditions[renditionKey(photo, name: name)] else { return nil }
+  /// The renditions the previous build wrote for the photo named `name`, when they were made
+  /// from this photo's bytes (the keyed hash it recorded, `RenditionSources`) and every one is
+  /// still there untouched: added to the site as they are, their sizes read from their headers,
+  /// nothing decoded. Nil when the photo must be decoded. `bytes` are the photo's, when held.
+  private func previousRenditions(
+    of photo: PhotoInfo, name: String, bytes: [UInt8]?
+  ) throws -> PublishedPhoto? {
+    let key = renditionKey(photo, name: name)
+    guard let previous = previousRenditions[key], let recorded = previousSources[key],
+      try keyedHash(photo, bytes: bytes, key: writer.hashKey) == recorded
+    else { return nil }
     var kept: [(PublishedPhoto.Rendition, [UInt8])] = []
     var avif: [(path: String, bytes: [UInt8])] = []
     for (path, _) in previous {
@@ -658,6 +696,7 @@ final class PhotoPublisher: Sendable {
     for (path, bytes) in avif {
       try writer.add(path, bytes: bytes)
     }
+    sources.withLock { $0[key] = recorded }
     return PublishedPhoto(renditions: kept.map(\.0), avif: avif.map(\.path))
   }
 

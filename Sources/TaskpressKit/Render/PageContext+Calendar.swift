@@ -128,25 +128,13 @@ extension PageContext {
     return plan.routes.asset(name, fromFile: file)
   }
 
-  /// The day of the week of a date, 0 for Monday (Zeller's congruence, Gregorian).
+  /// The day of the week of a date, 0 for Monday (`CivilDate`).
   static func weekday(year: Int, month: Int, day: Int) -> Int {
-    var (y, m) = (year, month)
-    if m < 3 {
-      m += 12
-      y -= 1
-    }
-    let k = y % 100
-    let j = y / 100
-    let h = (day + (13 * (m + 1)) / 5 + k + k / 4 + j / 4 + 5 * j) % 7
-    // h: 0 Saturday, 1 Sunday, 2 Monday, ...
-    return (h + 5) % 7
+    CivilDate.weekday(CivilDate.dayNumber(year: year, month: month, day: day))
   }
 
+  /// The days of `month` in `year` (`CivilDate`).
   static func days(inMonth month: Int, year: Int) -> Int {
-    switch month {
-    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
+    CivilDate.days(inMonth: month, year: year)
   }
 }

@@ -218,22 +218,15 @@ struct ICalendar {
     let parts = day.split(separator: "-").compactMap { Int($0) }
     guard parts.count == 3 else { return nil }
     let (year, month, date) = (parts[0], parts[1], parts[2])
-    guard (1...12).contains(month), date >= 1, date <= daysIn(month, year) else { return nil }
+    guard (1...12).contains(month), date >= 1, date <= CivilDate.days(inMonth: month, year: year)
+    else { return nil }
     var next = (year, month, date + 1)
-    if next.2 > daysIn(month, year) { next = (year, month + 1, 1) }
+    if next.2 > CivilDate.days(inMonth: month, year: year) { next = (year, month + 1, 1) }
     if next.1 > 12 { next = (year + 1, 1, 1) }
     guard next.0 <= 9999 else { return nil }
     func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     let padded = String(repeating: "0", count: max(0, 4 - String(next.0).count)) + String(next.0)
     return (String(day), "\(padded)-\(two(next.1))-\(two(next.2))")
-  }
-
-  private static func daysIn(_ month: Int, _ year: Int) -> Int {
-    switch month {
-    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
-    }
   }
 
   /// `2026-12-01` as `20261201`.

@@ -1,3 +1,4 @@
+import JSONEscaping
 import Mustache
 
 /// The `data/*.json` and `data/*.csv` copies of every source.
@@ -339,14 +340,6 @@ struct JSONWriter: ~Copyable {
     position += 1
   }
 
-  private static let hex: StaticString = "0123456789abcdef"
-
-  /// Whether `byte` must be escaped in a JSON string.
-  @inline(__always)
-  private static func needsEscape(_ byte: UInt8) -> Bool {
-    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
-  }
-
   private mutating func string(_ value: String) {
     output.append(UInt8(ascii: "\""))
     let written: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
@@ -357,25 +350,9 @@ struct JSONWriter: ~Copyable {
     output.append(UInt8(ascii: "\""))
   }
 
-  /// Appends `text` with what JSON strings may not hold escaped.
+  /// Appends `text` with what JSON strings may not hold escaped, and DEL (`JSONText`).
   private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
-    var start = 0
-    for (index, byte) in text.enumerated() where Self.needsEscape(byte) {
-      output.append(UnsafeBufferPointer(rebasing: text[start..<index]))
-      start = index + 1
-      output.append(UInt8(ascii: "\\"))
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-      case 0x0A: output.append(UInt8(ascii: "n"))
-      case 0x0D: output.append(UInt8(ascii: "r"))
-      case 0x09: output.append(UInt8(ascii: "t"))
-      default:
-        output.append("u00")
-        output.append(Self.hex.utf8Start[Int(byte >> 4)])
-        output.append(Self.hex.utf8Start[Int(byte & 0x0F)])
-      }
-    }
-    output.append(UnsafeBufferPointer(rebasing: text[start...]))
+    JSONText.escape(text, .delete) { output.append($0) }
   }
 }
 
