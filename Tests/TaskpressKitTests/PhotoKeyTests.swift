@@ -82,7 +82,7 @@ import Testing
     let enumerator = try #require(FileManager.default.enumerator(atPath: folder))
     while let path = enumerator.nextObject() as? String {
       var isFolder: ObjCBool = false
-      FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
+      _ = FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
       if !isFolder.boolValue {
         files[path] = FileManager.default.contents(atPath: folder + "/" + path)
       }

@@ -46,7 +46,8 @@ public enum AppPreset: String, Sendable, CaseIterable {
     {
       return .taskwarrior
     }
-    if let todos = lowered["todos"], todos.isSuperset(of: ["uid", "summary", "status", "priority"]),
+    if let todos = lowered["todos"],
+      todos.isSuperset(of: ["uid", "summary", "status", "priority"]),
       lowered["files"] != nil
     {
       return .todoman
