@@ -89,6 +89,11 @@ extension Build {
       var todoCopy: TodoCopyRows?
       var photos: PhotoRecord?
       var card: [UInt8]?
+      /// The search index's record (`SearchRecord`); nil removes it (`--search none`).
+      var search: [UInt8]?
+      /// The hash of each to-do's row by position in the plan (`PageFingerprints.todoRows`),
+      /// which the search index's shards are summed up by.
+      var todoRowHashes: [KeyedHash]?
     }
 
     /// Opens the output folder: takes the inputs key, locks the folder (the writer), and starts
