@@ -76,24 +76,21 @@ struct SearchIndex {
     // The shards and the hash of each one's rows.
     var groups: [Group] = []
     Self.group(
-      .todos, "t", count: todoOrder.count, key: { todos.pk(Int(todoOrder[$0])) }, hashKey: key,
-      into: &groups
+      .todos, "t", keys: todoOrder.lazy.map { todos.pk(Int($0)) }, hashKey: key, into: &groups
     ) { hasher, row in
       let position = Int(todoOrder[row])
       hasher.add(todoRows?[position] ?? PageFingerprints.rowHash(todos, at: position, key: key))
       hasher.add(code[todos.priority(position)] ?? 0)
     }
     Self.group(
-      .possessions, "p", count: possessions.count, key: { possessions[$0].id }, hashKey: key,
-      into: &groups
+      .possessions, "p", keys: possessions.lazy.map(\.id), hashKey: key, into: &groups
     ) { hasher, row in
       hasher.add(possessions[row].id)
       hasher.add(possessions[row].name)
       hasher.add(possessions[row].description)
     }
     Self.group(
-      .contacts, "c", count: contactRows.count, key: { contactRows[$0].id }, hashKey: key,
-      into: &groups
+      .contacts, "c", keys: contactRows.lazy.map(\.id), hashKey: key, into: &groups
     ) { hasher, row in
       hasher.add(contactRows[row].id)
       hasher.add(contactRows[row].name)
@@ -154,17 +151,19 @@ struct SearchIndex {
   /// The path of the shard `name`'s file.
   static func path(_ name: String) -> String { "search/\(name).js" }
 
-  /// Appends to `groups` the shards of `count` rows of one kind in key order (`key` gives each
-  /// row's), each with the keyed hash of the shard's name and of what `add` feeds of its rows.
+  /// Appends to `groups` the shards of the rows of one kind whose keys are `keys`, in key
+  /// order, each with the keyed hash of the shard's name and of what `add` feeds of its rows
+  /// (by their positions in `keys`).
   private static func group(
-    _ kind: Group.Kind, _ letter: String, count: Int, key: (Int) -> Int64, hashKey: HashKey,
-    into groups: inout [Group], add: (inout FingerprintHasher, Int) -> Void
+    _ kind: Group.Kind, _ letter: String, keys: some RandomAccessCollection<Int64>,
+    hashKey: HashKey, into groups: inout [Group], add: (inout FingerprintHasher, Int) -> Void
   ) {
+    let keys = Array(keys)
     var start = 0
-    while start < count {
-      let bucket = bucketNumber(key(start))
+    while start < keys.count {
+      let bucket = bucketNumber(keys[start])
       var end = start + 1
-      while end < count, bucketNumber(key(end)) == bucket { end += 1 }
+      while end < keys.count, bucketNumber(keys[end]) == bucket { end += 1 }
       let name = letter + String(bucket)
       var hasher = FingerprintHasher(key: hashKey)
       hasher.add(name)
