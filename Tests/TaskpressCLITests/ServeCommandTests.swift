@@ -35,7 +35,7 @@ import Testing
           + " specialized-templates, reused-values, text-handover, batches,"
           + " recorded-warnings, streamed-data, incremental, copy-reader, key-order-diff,"
           + " recorded-photos, early-todo-diff, carry-over, dependents, early-file-check,"
-          + " recorded-copy, recorded-card, shared-photo-work\n"
+          + " recorded-copy, recorded-card, shared-photo-work, recorded-search\n"
       ),
     ])
   func checkedLikeBuild(environment: [String: String], message: String) throws {

@@ -26,6 +26,7 @@ struct RebuildHarnessTests {
   static let switches: [RenderPaths] = [
     .incremental, .carryOver, .dependents, .earlyFileCheck, .recordedCopy, .recordedPhotos,
     .recordedWarnings, .earlyTodoDiff, .copyReader, .keyOrderDiff, .batches, .streamedData,
+    .recordedSearch,
   ]
 
   static let index =
@@ -53,7 +54,10 @@ struct RebuildHarnessTests {
     mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
 
     mutating func text() -> String {
-      let pieces = ["a", "*b*", "_c_", "`d`", "<e>", "&", "# f", "[g](h)", "ü", "  ", "x\\y"]
+      let pieces = [
+        "a", "*b*", "_c_", "`d`", "<e>", "&", "# f", "[g](h)", "ü", "  ", "x\\y", "</script>",
+        "\u{2028}", "Ｆｕｌｌ", "ガソリン", "ΣΟΦΟΣ", "\"q\"",
+      ]
       return (0..<int(1..<5)).map { _ in pieces[int(0..<pieces.count)] }.joined(separator: " ")
         + " \(step)"
     }
@@ -68,8 +72,15 @@ struct RebuildHarnessTests {
         try inputs.change("todo.sqlite", "UPDATE todo SET text = '\(text)' WHERE pk = \(pk)")
         return "text of \(pk)"
       case 2:
-        let pk = nextPK
-        nextPK += 1
+        // Now and then in another search shard (1,000 keys each), or below zero.
+        var pk = nextPK
+        if chance(40) {
+          let base: Int64 = [1, 999, 1000, 2500, 7001][int(0..<5)]
+          pk = chance(30) ? -base - Int64(step) * 10_000 : base + Int64(step) * 10_000
+        } else {
+          nextPK += 1
+        }
+        guard !pks.contains(pk) else { return try edit() }
         pks.append(pk)
         try inputs.change(
           "todo.sqlite", "INSERT INTO todo VALUES (\(pk), 'New \(step)', \(int(0..<4)), 0)")
@@ -277,7 +288,8 @@ struct RebuildHarnessTests {
       // A hand edit of a published page, its size kept, its modification time another (set,
       // not left to the clock: a test never relies on a tick passing).
       let contents = Tree.contents(site)
-      let pages = contents.keys.filter { $0.hasSuffix(".html") }.sorted()
+      let pages = contents.keys.filter { $0.hasSuffix(".html") || $0.hasPrefix("search/t") }
+        .sorted()
       if !pages.isEmpty {
         let page = pages[chain.int(0..<pages.count)]
         var bytes = contents[page] ?? []

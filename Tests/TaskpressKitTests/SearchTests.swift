@@ -231,12 +231,62 @@ import Testing
     let changed = try Self.build(options)
     let written = changed.writtenPaths.filter { $0.hasPrefix("search/") }
     #expect(Set(written) == ["search/index.js", "search/t1.js"], "\(written)")
+    // Only the changed row's shard is made again; the others are kept with their summaries.
+    #expect(changed.searchShardsMade == 1)
     try connection.execute("UPDATE todo SET complete = 1 - complete WHERE pk = 2001")
-    #expect(
-      try Self.build(options).writtenPaths.filter { $0.hasPrefix("search/") } == ["search/t2.js"])
+    let completed = try Self.build(options)
+    #expect(completed.writtenPaths.filter { $0.hasPrefix("search/") } == ["search/t2.js"])
+    #expect(completed.searchShardsMade == 1)
     try connection.execute("INSERT INTO todo VALUES (2601, 'new one', 1, 0, NULL)")
     #expect(
       try Self.build(options).writtenPaths.filter { $0.hasPrefix("search/") }.count <= 2)
+  }
+
+  @Test("recorded shards give the bytes of shards made from every row, edit after edit")
+  func recordedShards() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    try Self.databases(in: folder)
+    var recorded = Self.options(folder)
+    var plain = recorded
+    plain.output = folder.sub("plain")
+    plain.renderPaths.remove(.recordedSearch)
+    let connection = try Database.openWritableForTesting(at: folder.sub("todo.sqlite"))
+    let hostile = SiteSafetyTests.hostile + ["</script><b>", "\u{2028}\u{2029}", "ΣΟΦΟΣ ς"]
+    let edits: [String] = [
+      "UPDATE todo SET text = ?1 WHERE pk = 1500",
+      "UPDATE todo SET complete = 1 - complete WHERE pk = 17",
+      "UPDATE todo SET priority = 9, text = ?1 WHERE pk = 2600",
+      "INSERT INTO todo VALUES (5001, ?1, 1, 0, '2026-12-24')",
+      "DELETE FROM todo WHERE pk = 999",
+      "UPDATE todo SET priority = 1 WHERE priority = 7",
+      "DELETE FROM todo WHERE pk BETWEEN 2000 AND 2999",
+      "INSERT INTO todo VALUES (-3, ?1, NULL, 1, NULL)",
+    ]
+    for (step, edit) in ([nil] + edits).enumerated() {
+      if let edit {
+        let text = hostile[step * 7 % hostile.count]
+        try connection.execute(
+          edit.replacingOccurrences(
+            of: "?1", with: "'" + text.replacingOccurrences(of: "'", with: "''") + "'"))
+      }
+      let made = try Self.build(recorded)
+      _ = try Self.build(plain)
+      let ours = Tree.contents(recorded.output).filter { $0.key.hasPrefix("search/") }
+      let theirs = Tree.contents(plain.output).filter { $0.key.hasPrefix("search/") }
+      #expect(!ours.isEmpty)
+      #expect(ours == theirs, "step \(step): \(edit ?? "first build")")
+      // A text or a status: the row's shard alone is made again.
+      if step == 1 || step == 2 { #expect(made.searchShardsMade == 1, "step \(step)") }
+    }
+    // The plain twin makes every shard: all but the directory in search/.
+    recorded.renderPaths.remove(.recordedSearch)
+    try connection.execute("UPDATE todo SET text = text || '!' WHERE pk = 1")
+    let shards = Tree.contents(recorded.output).keys.filter {
+      $0.hasPrefix("search/") && $0 != "search/index.js"
+    }
+    let made = try Self.build(recorded).searchShardsMade
+    #expect(made == shards.count, "\(made) of \(shards.sorted())")
   }
 
   @Test("--search none: no field, no script and no search/ folder; switched off, it goes")

@@ -138,6 +138,7 @@ extension Build.BuildRun {
     if renderer.paths.contains(.incremental), plan.hasTodos {
       records.rows = RowRecord(layout: fingerprints.todoLayout, rows: fingerprints.shownRows)
     }
+    records.todoRowHashes = fingerprints.todoRows
     if plan.hasTodos, options.dataCopies.contains(.todos) {
       records.todoCopy = TodoCopyRows(
         pks: plan.todos.pkColumn, order: plan.todoOrderByPK, hashes: fingerprints.todoRows)
@@ -203,14 +204,20 @@ extension Build.BuildRun {
         try writer.add(path, bytes: bytes)
       }
     }
-    // The site-wide search's index: a changed row rewrites its shard and the directory.
+    // The site-wide search's index: a changed row rewrites its shard and the directory. The
+    // shards whose rows are those the last build recorded are kept as it left them.
     if options.search {
       // Each shard is written as it is finished (a million to-dos' rows are ~100 MB).
       let writer = writer
+      let recorded =
+        prepared.renderer.paths.contains(.recordedSearch) ? lastBuild.records.search() : nil
       let index = try SearchIndex(
-        plan: plan, labels: prepared.labels, contacts: plan.hasContacts,
-        shard: { try writer.add($0, bytes: $1) })
+        plan: plan, labels: prepared.labels, contacts: plan.hasContacts, key: writer.hashKey,
+        todoRows: records.todoRowHashes.take(), recorded: recorded,
+        keep: { try writer.keep($0) }, shard: { try writer.add($0, bytes: $1) })
       try writer.add("search/index.js", bytes: index.indexFile())
+      records.search = index.record.bytes
+      summary.searchShardsMade = index.shardsMade
     }
     if options.noindex {
       try writer.add("robots.txt", bytes: Array("User-agent: *\nDisallow: /\n".utf8))
@@ -240,6 +247,7 @@ extension Build.BuildRun {
     if let photoRecord = records.photos { state.set(PhotoRecord.fileName, photoRecord.bytes) }
     state.set(RenditionSources.fileName, records.renditions)
     state.set(Build.cardRecordName, records.card)
+    state.set(SearchRecord.fileName, records.search)
     if let rows = records.todoCopy.take() {
       // Its identity is the committed copy's, taken by the commit.
       state.todoCopy = (rows.bytes, "data/todos.json")

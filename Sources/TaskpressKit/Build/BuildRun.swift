@@ -103,6 +103,11 @@ extension Build {
       /// `RenditionSources`, as bytes.
       var renditions: [UInt8]?
       var card: [UInt8]?
+      /// The search index's record (`SearchRecord`); nil removes it (`--search none`).
+      var search: [UInt8]?
+      /// The hash of each to-do's row by position in the plan (`PageFingerprints.todoRows`),
+      /// which the search index's shards are summed up by.
+      var todoRowHashes: [KeyedHash]?
     }
 
     /// Opens the output folder: takes the inputs key, locks the folder (the writer), and starts

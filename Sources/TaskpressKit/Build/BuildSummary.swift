@@ -36,6 +36,9 @@ public struct BuildSummary: Sendable, Equatable {
   /// Photos decoded to make their renditions (those whose renditions were found in the site
   /// already are not).
   public var photosDecoded = 0
+  /// The search index's shards made from their rows (the others were kept as the last build
+  /// left them, `RenderPaths.recordedSearch`).
+  var searchShardsMade = 0
   /// Whether the social card was rendered (not kept as the last build left it).
   public var socialCardRendered = false
   /// Files of the last build read again and compared by their keyed hash because their stamp

@@ -11,8 +11,10 @@ import Foundation
 /// build's files in a new folder beside the staged ones (the changed files renamed there, the
 /// others hard-linked), exchanges it with the output folder in one step (`renameat2` with
 /// `RENAME_EXCHANGE`; `renameatx_np` with `RENAME_SWAP` on Darwin), and moves the old folder
-/// into the state folder's `trash/`, freed on a thread the build does not wait for, or at the
-/// start of the next build. Replacing each file with a rename over the old one frees every old
+/// into the state folder's `trash/`, freed by a process the build does not wait for (started
+/// again by the next build if it finds the trash, since a remover racing a build of 100,000
+/// files kept in the way of its read phase for 18 s), and freed by a build that exchanges
+/// folders before it makes the new one. Replacing each file with a rename over the old one frees every old
 /// file inside the build; a new folder frees them afterwards.
 public enum FolderSwap {
   /// When a commit may exchange folders (`BuildOptions.folderSwap`; `TASKPRESS_SWAP` for the
@@ -139,7 +141,8 @@ public enum FolderSwap {
   /// outside the build's wall time: by `rm -rf` in a process of its own, which goes on after
   /// taskpress exits (a thread would end with the process and leave the whole old site to the
   /// next build), or, where `rm` cannot be started, on a thread nobody waits for. Whatever is
-  /// left when the next build starts, it removes then (`freeTrash(inStateFolder:)`).
+  /// left when the next build starts, it starts removing again, in the same way; a build that
+  /// exchanges folders removes it first (`freeTrash(inStateFolder:)`).
   static func freeTrashInBackground(_ statePath: String) {
     let trash = statePath + "/" + trashFolder
     let remover = Process()
@@ -154,9 +157,9 @@ public enum FolderSwap {
     }
   }
 
-  /// Removes the state folder's `trash/`: the old sites an earlier build exchanged and did not
-  /// free before its process ended. Called under the folder's lock, before anything is staged:
-  /// no more than two copies of the site are ever on the disk.
+  /// Removes the state folder's `trash/`: the old sites an earlier build exchanged and whose
+  /// remover has not finished. Called under the folder's lock by a build that exchanges folders,
+  /// before it makes the new one: no more than two copies of the site are ever on the disk.
   static func freeTrash(inStateFolder folderFD: Int32) {
     FileSystem.removeTree(folderFD, trashFolder)
   }

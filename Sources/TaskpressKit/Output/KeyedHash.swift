@@ -157,12 +157,27 @@ public struct SipHasher: Sendable {
   public mutating func update(_ buffer: UnsafeRawBufferPointer) {
     var index = 0
     let count = buffer.count
-    if tailCount == 0 {
-      length &+= UInt64(count & ~7)
-      while index + 8 <= count {
-        compress(UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
-        index += 8
+    // Whole words of the buffer, each joined to the bytes held over from the chunk before (as
+    // `add(word:)` does): a chunk that does not start on a word boundary, as most pieces of a
+    // streamed file do not, is not hashed byte by byte.
+    if count >= 8 {
+      if tailCount == 0 {
+        while index + 8 <= count {
+          compress(
+            UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+          index += 8
+        }
+      } else {
+        let shift = UInt64(tailCount * 8)
+        while index + 8 <= count {
+          let word = UInt64(
+            littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+          compress(tail | (word << shift))
+          tail = word >> (64 - shift)
+          index += 8
+        }
       }
+      length &+= UInt64(index)
     }
     while index < count {
       tail |= UInt64(buffer[index]) << UInt64(tailCount * 8)

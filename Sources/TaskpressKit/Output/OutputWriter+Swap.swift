@@ -51,6 +51,9 @@ extension OutputWriter {
     let records = taken.records
     let plans = taken.plans
     let nextPath = statePath + "/" + Self.stagingFolder + "/" + FolderSwap.nextFolder
+    // No more than two copies of the site on the disk: old sites still in the trash are freed
+    // before a new one is made.
+    FolderSwap.freeTrash(inStateFolder: stateFD)
     // Made by the staging of the files of the folders that exist, in their layout.
     guard mkdirat(stagingFD, FolderSwap.nextFolder, 0o777) == 0 || errno == EEXIST else {
       throw OutputError(path: nextPath, reason: SystemError.current.reason)

@@ -511,7 +511,11 @@ public final class OutputWriter: @unchecked Sendable {
       unlinkat(folderFD, pendingManifestName, 0)
       unlinkat(folderFD, temporaryManifestName, 0)
       FileSystem.removeTree(folderFD, stagingFolder)
-      FolderSwap.freeTrash(inStateFolder: folderFD)
+      // Old sites a swap left (their remover may still be running): freed in the background,
+      // not in this build's way; a build that exchanges folders frees them first.
+      if FileSystem.statNoFollow(folderFD, FolderSwap.trashFolder) != nil {
+        FolderSwap.freeTrashInBackground(statePath)
+      }
       let key = readStateFile(folderFD, HashKey.fileName).flatMap(HashKey.init(bytes:))
       return (manifest, repairing ? nil : manifestHash, repairing, folderFD, key)
     } catch {

@@ -51,6 +51,11 @@ struct LastRecords: Sendable {
     )
   }
 
+  /// The search index's record (`SearchRecord`).
+  func search() -> SearchRecord? {
+    writer?.previousRecord(SearchRecord.fileName).flatMap(SearchRecord.init(bytes:))
+  }
+
   /// The social card's record (`Build.cardRecordBytes`).
   func card() -> [UInt8]? {
     writer?.previousRecord(Build.cardRecordName)

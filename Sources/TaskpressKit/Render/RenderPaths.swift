@@ -87,12 +87,17 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
   /// photos are published by a thread of their own (the photos to decode on up to `--jobs`
   /// threads) beside the pages.
   public static let sharedPhotoWork = RenderPaths(rawValue: 1 << 17)
+  /// A rebuild keeps each search shard (`SearchIndex`) whose rows hash as the last build
+  /// recorded them (`SearchRecord`, `search` in the state folder) and whose file is as that build
+  /// left it, with its recorded count and bitmap, and makes only the other shards from their
+  /// rows; off, every shard is made from its rows (and written only when its bytes changed).
+  public static let recordedSearch = RenderPaths(rawValue: 1 << 18)
   /// Every fast path: what a build uses.
   public static let all: RenderPaths = [
     .markdownSharing, .specializedTemplates, .reusedValues, .textHandover, .batches,
     .recordedWarnings, .streamedData, .incremental, .copyReader, .keyOrderDiff, .recordedPhotos,
     .earlyTodoDiff, .carryOver, .dependents, .earlyFileCheck, .recordedCopy, .recordedCard,
-    .sharedPhotoWork,
+    .sharedPhotoWork, .recordedSearch,
   ]
   /// No fast path: every page through `ReferenceRenderer`, one at a time.
   public static let reference: RenderPaths = []
@@ -156,6 +161,7 @@ public struct RenderPaths: OptionSet, Sendable, Hashable, CustomStringConvertibl
     ("carry-over", .carryOver), ("dependents", .dependents),
     ("early-file-check", .earlyFileCheck), ("recorded-copy", .recordedCopy),
     ("recorded-card", .recordedCard), ("shared-photo-work", .sharedPhotoWork),
+    ("recorded-search", .recordedSearch),
   ]
 
   /// Parses `TASKPRESS_RENDER`: `reference` (no fast path), `all`, or a comma-separated list of
