@@ -26,6 +26,9 @@ public final class Database {
   public let path: String
   let handle: OpaquePointer
   private var snapshotDepth = 0
+  /// Whether the schema is read trusted under `schemaAuthorizer` (see `validate`): the
+  /// authorizer stays on for every statement.
+  var schemaIsGuarded = false
   /// Set when the file is read with `immutable=1`: the lock that makes that safe.
   private var immutableRead: ImmutableRead?
   /// The authorizer's and progress handler's state, once untrusted SQL was compiled.
@@ -189,8 +192,21 @@ public final class Database {
   /// A file cut in the middle of a page is caught here too: its pages past the schema would
   /// otherwise read as zeros and fail only later.
   private func validate(fileSize: Int64?) throws {
-    let statement = try prepare("SELECT count(*) FROM sqlite_master")
-    _ = try statement.step()
+    do {
+      let statement = try prepare("SELECT count(*) FROM sqlite_master")
+      _ = try statement.step()
+    } catch {
+      // A schema whose generated columns or views call a function this SQLite does not mark
+      // innocuous (`json_extract` before 3.45: Taskwarrior 3's `operations`) reads as
+      // malformed while the schema is untrusted. Such a schema is read trusted, under an
+      // authorizer that refuses the functions that reach outside the database instead.
+      guard String(cString: sqlite3_errmsg(handle)).contains("unsafe use of") else { throw error }
+      _ = taskpress_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 1)
+      sqlite3_set_authorizer(handle, schemaAuthorizer, nil)
+      schemaIsGuarded = true
+      let statement = try prepare("SELECT count(*) FROM sqlite_master")
+      _ = try statement.step()
+    }
     let pageSize = try prepare("PRAGMA page_size")
     if let fileSize, let size = try pageSize.step()?.int64(at: 0), size > 0,
       fileSize % size != 0

@@ -90,6 +90,18 @@ private func readOnlyAuthorizer(
     action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
 }
 
+/// The authorizer of a connection whose schema is read trusted (`Database.validate`): every
+/// action the read-only connection allows, but no function that reaches outside the database.
+func schemaAuthorizer(
+  _ context: UnsafeMutableRawPointer?, _ action: Int32, _ first: UnsafePointer<CChar>?,
+  _ second: UnsafePointer<CChar>?, _ database: UnsafePointer<CChar>?,
+  _ trigger: UnsafePointer<CChar>?
+) -> Int32 {
+  guard action == SQLITE_FUNCTION, let second else { return SQLITE_OK }
+  let name = String(cString: second).lowercased()
+  return QueryGuard.refusedFunctions.contains(name) ? SQLITE_DENY : SQLITE_OK
+}
+
 /// The progress handler: non-zero stops the running statement (`SQLITE_INTERRUPT`).
 private func deadlineHandler(_ context: UnsafeMutableRawPointer?) -> Int32 {
   guard let context else { return 0 }
@@ -123,7 +135,13 @@ extension Database {
     guardian.refusal = nil
     sqlite3_set_authorizer(
       handle, readOnlyAuthorizer, Unmanaged.passUnretained(guardian).toOpaque())
-    defer { sqlite3_set_authorizer(handle, nil, nil) }
+    defer {
+      if schemaIsGuarded {
+        sqlite3_set_authorizer(handle, schemaAuthorizer, nil)
+      } else {
+        sqlite3_set_authorizer(handle, nil, nil)
+      }
+    }
     var prepared: OpaquePointer?
     var consumed = 0
     let code = sql.withCString { text in

@@ -36,16 +36,10 @@ import Testing
     let result = try folder.taskpress(["build", "--date", "2025-03-15"])
     #expect(result.status == 0)
     #expect(result.stderr == "")
-    let data = try Data(contentsOf: URL(filePath: folder.path + "/site/data/todos.json"))
-    let rows = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-    var published: [String: String] = [:]
-    for row in rows {
-      let key = try #require(row["pk"] as? String)
-      let due = (row["due"] as? String).map { String($0.prefix(10)) } ?? ""
-      published[key] = "\(row["priority_label"] ?? "") \(row["status"] ?? "") \(due)"
+    let published = try Self.published(folder)
+    for key in published.keys where !key.contains(where: \.isUppercase) {
       #expect(
-        FileManager.default.fileExists(atPath: folder.path + "/site/todos/\(key).html")
-          || key.contains(where: \.isUppercase), "\(key)")
+        FileManager.default.fileExists(atPath: folder.path + "/site/todos/\(key).html"), "\(key)")
     }
     #expect(
       published == [

@@ -206,7 +206,7 @@ import Testing
     arguments: [
       (
         #"{"todos": {"file": "app.db", "tabel": "tasks"}}"#,
-        "error: taskpress.json:1:2: key 'todos': unknown key 'tabel'; did you mean 'table'? (the keys are 'file', 'table', 'columns', 'where', 'query', 'photo-folder', 'values', 'dates')\n"
+        "error: taskpress.json:1:2: key 'todos': unknown key 'tabel'; did you mean 'table'? (the keys are 'file', 'app', 'table', 'columns', 'where', 'query', 'photo-folder', 'values', 'dates')\n"
       ),
       (
         #"{"todos": {"file": "app.db", "columns": {"titel": "title"}}}"#,
