@@ -71,7 +71,7 @@ struct PageFingerprints: Sendable {
   static let optionsNotShown: Set<String> = [
     "todos", "possessions", "contacts", "output", "jobs", "strict", "quiet", "report", "previous",
     "date", "historyLimit", "sitemapLimits", "photoCache", "photoCacheSize",
-    "allWarnings", "host", "folderSwap", "queryTimeout",
+    "allWarnings", "host", "folderSwap", "queryTimeout", "photoFolder",
   ]
 
   init(
